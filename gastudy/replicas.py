@@ -1,0 +1,56 @@
+"""Replicas: what the engine needs to know about data parallelism (MB-2, MB-7).
+
+The engine talks to data parallelism only through this small interface, so the update loop
+is the same for one process and for ``torchrun`` (see :mod:`gastudy.distributed` for the
+``DistributedDataParallel`` implementation).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from torch import nn
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gastudy.groups import Group
+
+
+@runtime_checkable
+class Replicas(Protocol):
+    """The data-parallel side of one update.
+
+    - ``size`` is D, the number of data-parallel replicas; ``rank`` is this replica's index.
+    - ``group_denominator(group)`` returns the supervised items of the *whole* group summed
+      over all replicas, computed before the group's first backward; it also makes every
+      replica agree on the group's number of microbatches (raising a clear error if they
+      cannot agree).
+    - ``sync(model, last)`` is the context every microbatch's forward *and* backward run
+      in: gradient communication is skipped (``no_sync``) unless ``last`` is true.
+    - ``gather_ids(ids)`` returns the sample ids processed by every replica, one list per rank.
+    """
+
+    size: int
+    rank: int
+
+    def group_denominator(self, group: Group) -> int: ...
+
+    def sync(self, model: nn.Module, last: bool) -> contextlib.AbstractContextManager: ...
+
+    def gather_ids(self, ids: list[int]) -> list[list[int]]: ...
+
+
+class SingleReplica:
+    """One process, no communication: D = 1, the denominator is the group's own count."""
+
+    size = 1
+    rank = 0
+
+    def group_denominator(self, group: Group) -> int:
+        return group.supervised_items
+
+    def sync(self, model: nn.Module, last: bool) -> contextlib.AbstractContextManager:
+        return contextlib.nullcontext()
+
+    def gather_ids(self, ids: list[int]) -> list[list[int]]:
+        return [list(ids)]
