@@ -85,9 +85,12 @@ class UpdateResult:
     scale: float | None = None
 
 
-def model_inputs(batch: Mapping[str, torch.Tensor], device: torch.device) -> dict[str, torch.Tensor]:
-    """The keyword arguments for ``model(**...)``: every batch key except labels and ids."""
-    return {k: v.to(device) for k, v in batch.items() if k not in NON_INPUT_KEYS}
+def model_inputs(batch: Mapping[str, torch.Tensor], device: torch.device,
+                 dtype: torch.dtype | None = None) -> dict[str, torch.Tensor]:
+    """The keyword arguments for ``model(**...)``: every batch key except labels and ids,
+    moved to ``device``; floating-point inputs are cast to ``dtype`` (the model's) if given."""
+    return {k: v.to(device, dtype=dtype if dtype is not None and v.is_floating_point() else v.dtype)
+            for k, v in batch.items() if k not in NON_INPUT_KEYS}
 
 
 class Accumulator:
@@ -133,7 +136,8 @@ class Accumulator:
     ):
         self.accumulation_steps = check_positive_int("accumulation_steps (A)", accumulation_steps)
         self.task, self.normalization = check_task(task), check_normalization(normalization)
-        self.device = next(model.parameters()).device
+        first = next(model.parameters())
+        self.device, self.dtype = first.device, first.dtype
         self.precision = precision if isinstance(precision, Precision) else Precision(precision, self.device.type)
         if scheduler is not None and getattr(scheduler, "optimizer", optimizer) is not optimizer:
             raise ValueError("the scheduler was built on a different optimizer than the one given: "
@@ -154,11 +158,14 @@ class Accumulator:
         """Run one group's microbatches and one optimizer update (MB-4).
 
         Raises :class:`EmptyGroupError` (before any forward) when the group has no
-        supervised item, ``ValueError`` for logits/labels that do not line up, and
+        supervised item, ``ValueError`` when it was counted for another task, ``ValueError`` for logits/labels that do not line up, and
         :class:`NonFiniteLossError` for a NaN/inf loss without a scaler. On any error the
         partly accumulated gradients are cleared and the parameters, optimizer, scheduler
         and counters are left as they were.
         """
+        if group.task != self.task:
+            raise ValueError(f"group {group.index} was counted for task {group.task!r} but the engine trains "
+                             f"{self.task!r}: build the groups with task={self.task!r}")
         denominator = self.replicas.group_denominator(group)  # known before the first backward
         if denominator == 0:
             raise EmptyGroupError(f"group {group.index} has no supervised item (all labels are "
@@ -168,7 +175,7 @@ class Accumulator:
             for i, mb in enumerate(group.microbatches):
                 with self.replicas.sync(self.model, last=i == group.size - 1):
                     with self.precision.autocast():
-                        loss = self.microbatch_loss(self.model(**model_inputs(mb, self.device)), mb, group, denominator)
+                        loss = self.microbatch_loss(self.model(**model_inputs(mb, self.device, self.dtype)), mb, group, denominator)
                     self.precision.backward(loss)
                 total += loss.detach().float()  # a number for the log, never the graph
             if self.precision.scaler is None and not torch.isfinite(total):

@@ -34,6 +34,7 @@ class Group:
         items: supervised items per microbatch (local to this replica).
         sample_ids: ids of every sample, in order.
         accumulation_steps: the configured A (a short last group has ``size < A``).
+        task: the task its items were counted for (``causal`` counts the shifted labels).
     """
 
     index: int
@@ -41,6 +42,7 @@ class Group:
     items: list[int]
     sample_ids: list[int]
     accumulation_steps: int
+    task: str = "causal"
 
     @property
     def size(self) -> int:
@@ -79,6 +81,7 @@ def build_group(index: int, microbatches: list[Batch], accumulation_steps: int, 
         items=[count_supervised(mb, task, ignore_index) for mb in microbatches],
         sample_ids=[i for mb in microbatches for i in sample_ids_of(mb)],
         accumulation_steps=accumulation_steps,
+        task=task,
     )
 
 

@@ -8,12 +8,13 @@ is the same for one process and for ``torchrun`` (see :mod:`gastudy.distributed`
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from torch import nn
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gastudy.groups import Group
+    from gastudy.groups import Group, GroupStream
 
 
 @runtime_checkable
@@ -27,7 +28,13 @@ class Replicas(Protocol):
       cannot agree).
     - ``sync(model, last)`` is the context every microbatch's forward *and* backward run
       in: gradient communication is skipped (``no_sync``) unless ``last`` is true.
-    - ``gather_ids(ids)`` returns the sample ids processed by every replica, one list per rank.
+    - ``gather(obj)`` returns ``obj`` from every replica, one entry per rank (sample ids,
+      per-replica counts for the run record).
+    - ``group_stream(microbatches, accumulation_steps, task, last_group, start_index)`` splits
+      this replica's microbatches into groups; with several replicas they agree on every
+      group's size, so a short last group follows ``keep``/``drop`` on all replicas together.
+    - ``wrap(model)`` returns the module the engine should call (``DistributedDataParallel``
+      around ``model`` for several replicas, ``model`` itself for one).
     """
 
     size: int
@@ -37,7 +44,12 @@ class Replicas(Protocol):
 
     def sync(self, model: nn.Module, last: bool) -> contextlib.AbstractContextManager: ...
 
-    def gather_ids(self, ids: list[int]) -> list[list[int]]: ...
+    def gather(self, obj: Any) -> list[Any]: ...
+
+    def wrap(self, model: nn.Module) -> nn.Module: ...
+
+    def group_stream(self, microbatches: Iterable[dict], accumulation_steps: int, task: str, last_group: str,
+                     start_index: int = 0) -> GroupStream: ...
 
 
 class SingleReplica:
@@ -52,5 +64,14 @@ class SingleReplica:
     def sync(self, model: nn.Module, last: bool) -> contextlib.AbstractContextManager:
         return contextlib.nullcontext()
 
-    def gather_ids(self, ids: list[int]) -> list[list[int]]:
-        return [list(ids)]
+    def gather(self, obj: Any) -> list[Any]:
+        return [obj]
+
+    def wrap(self, model: nn.Module) -> nn.Module:
+        return model
+
+    def group_stream(self, microbatches: Iterable[dict], accumulation_steps: int, task: str, last_group: str,
+                     start_index: int = 0) -> GroupStream:
+        from gastudy.groups import GroupStream
+
+        return GroupStream(microbatches, accumulation_steps, task, last_group, start_index=start_index)

@@ -1,0 +1,26 @@
+"""Small builders shared by the core tests (not a test module)."""
+
+from __future__ import annotations
+
+import torch
+
+from gastudy.data import AdditionDataset, MicrobatchStream
+from gastudy.groups import build_group
+from gastudy.models import build_model
+
+
+def tiny_gpt(dtype=torch.float64, seed=0):
+    return build_model("tiny-gpt", seed=seed, dtype=dtype, hidden=16, layers=2, heads=2)
+
+
+def addition_microbatches(n_samples, micro_batch, collate="padded", seed=0, supervise="answer"):
+    ds = AdditionDataset(n_samples, seed=seed, supervise=supervise)
+    return list(MicrobatchStream(ds, micro_batch, collate=collate, seed=seed).microbatches())
+
+
+def grads(model):
+    return {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+
+
+def group_of(microbatches, accumulation_steps=None, task="causal"):
+    return build_group(0, microbatches, accumulation_steps or len(microbatches), task)
