@@ -52,7 +52,7 @@ from gastudy.loss import logits_of, summed_loss
 from gastudy.memory import _storage as storage_key
 from gastudy.memory import format_bytes
 from gastudy.models import build_model, task_of
-from gastudy.pitfalls import FIXES, PITFALLS, UpdateFn, correct_update
+from gastudy.pitfalls import FIXES, PITFALLS, UpdateFn
 from gastudy.verify import reference_gradients
 
 # ---------------------------------------------------------------------------------------------
@@ -75,18 +75,21 @@ class Verdict:
 
 
 def default_optimizer(model: nn.Module) -> torch.optim.Optimizer:
-    """Plain SGD, lr 0.1: every applied update changes the parameters."""
+    """Plain SGD, lr 0.1: every applied update changes the parameters. Course: MB-11."""
     return torch.optim.SGD(model.parameters(), lr=0.1)
 
 
 def default_scheduler(optimizer: torch.optim.Optimizer) -> Any:
-    """``LambdaLR`` with lr × 1/(1 + updates): each step visibly changes the learning rate."""
+    """``LambdaLR`` with lr × 1/(1 + updates): each step visibly changes the learning rate (MB-6).
+
+    Course: MB-6, MB-11.
+    """
     return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 / (1 + step))
 
 
 @dataclass
 class Setup:
-    """A small, reproducible world for the detectors (course: MB-11).
+    """A small, reproducible world for the detectors.
 
     Args:
         model: the template; every run uses a deep copy (the template is never trained).
@@ -98,6 +101,8 @@ class Setup:
         make_optimizer / make_scheduler: factories called for every fresh copy.
         tolerance: relative tolerance for "equal gradients"; default 1e-9 for a float64
             model, 1e-4 otherwise.
+
+    Course: MB-11.
     """
 
     model: nn.Module
@@ -130,22 +135,15 @@ class Setup:
         scheduler = self.make_scheduler(optimizer) if self.make_scheduler is not None else None
         return model, optimizer, scheduler
 
-    def group(self, index: int = 0, micro_batch: int | None = None, accumulation_steps: int | None = None,
-              microbatches: int | None = None) -> Group:
-        """Group ``index`` of the default partition, optionally re-split.
+    def group(self, index: int = 0, microbatches: int | None = None) -> Group:
+        """Group ``index``: A microbatches of m samples (samples ``i·m·A`` onwards).
 
-        The group's samples are always the same ``m·A`` samples of the default partition;
-        ``micro_batch`` and ``accumulation_steps`` re-split them, and ``microbatches`` (default:
-        all of them) keeps only the first few microbatches — a short last group when < A.
-        Raises ``ValueError`` when the samples run out or do not divide into microbatches.
+        ``microbatches`` < A keeps only the first few — a short last group with the configured
+        A. Raises ``ValueError`` when the setup holds too few samples.
         """
-        m = micro_batch or self.micro_batch
-        A = accumulation_steps or self.accumulation_steps
-        n = self.micro_batch * self.accumulation_steps
-        if n % m:
-            raise ValueError(f"micro_batch={m} does not divide the group's {n} samples")
-        k = n // m if microbatches is None else microbatches
-        start = index * n
+        m, A = self.micro_batch, self.accumulation_steps
+        k = A if microbatches is None else microbatches
+        start = index * m * A
         if start + k * m > len(self.samples):
             raise ValueError(f"group {index} needs samples {start}…{start + k * m - 1} but the setup "
                              f"holds {len(self.samples)}; give Setup more samples")
@@ -182,6 +180,8 @@ def regroup(group: Group, micro_batch: int, accumulation_steps: int, task: str =
     ``len(samples) / micro_batch`` microbatches and the configured ``accumulation_steps`` (a
     short group when that is larger). Raises ``ValueError`` if ``micro_batch`` does not divide
     the number of samples.
+
+    Course: MB-8, MB-11.
     """
     samples = [s for mb in group.microbatches for s in split_batch(mb)]
     if len(samples) % micro_batch:
@@ -197,14 +197,20 @@ def regroup(group: Group, micro_batch: int, accumulation_steps: int, task: str =
 
 
 def flat(grads: Mapping[str, torch.Tensor], model: nn.Module) -> torch.Tensor:
-    """Gradients by name → one float64 vector in ``model.named_parameters()`` order (missing = 0)."""
+    """Gradients by name → one float64 vector in ``model.named_parameters()`` order (missing = 0).
+
+    Course: MB-8, MB-11.
+    """
     parts = [grads[n].double().flatten() if n in grads else torch.zeros(p.numel(), dtype=torch.float64)
              for n, p in model.named_parameters()]
     return torch.cat(parts)
 
 
 def current_gradient(model: nn.Module) -> torch.Tensor:
-    """The model's current ``.grad`` tensors as one float64 vector (``None`` counts as zeros)."""
+    """The model's current ``.grad`` tensors as one float64 vector (``None`` counts as zeros).
+
+    Course: MB-1, MB-11.
+    """
     return flat({n: p.grad.detach() for n, p in model.named_parameters() if p.grad is not None}, model)
 
 
@@ -232,14 +238,17 @@ def _contributions(model: nn.Module, group: Group, task: str) -> list[torch.Tens
 
 
 def rel_diff(a: torch.Tensor, b: torch.Tensor) -> float:
-    """‖a − b‖ ÷ ‖b‖ (‖a‖ when b is zero)."""
+    """‖a − b‖ ÷ ‖b‖ (‖a‖ when b is zero). Course: MB-8, MB-11."""
     denom = float(b.norm()) or float(a.norm()) or 1.0
     return float((a - b).norm()) / denom
 
 
 def scale_fit(g: torch.Tensor, ref: torch.Tensor) -> tuple[float, float]:
     """Fit ``g ≈ ref / k``. Returns ``(k, residual)``: k = ‖ref‖² ÷ ⟨ref, g⟩ and the relative
-    residual ‖g − ref/k‖ ÷ ‖g‖ (0 for an exact uniform rescaling; k = inf if g ⟂ ref)."""
+    residual ‖g − ref/k‖ ÷ ‖g‖ (0 for an exact uniform rescaling; k = inf if g ⟂ ref).
+
+    Course: GA-6, MB-11.
+    """
     dot = float(torch.dot(ref, g))
     if dot <= 0 or float(g.norm()) == 0:
         return math.inf, 1.0
@@ -249,7 +258,10 @@ def scale_fit(g: torch.Tensor, ref: torch.Tensor) -> tuple[float, float]:
 
 @dataclass
 class StepRecord:
-    """One ``optimizer.step``: the gradient it consumed and whether it changed a parameter."""
+    """One ``optimizer.step``: the gradient it consumed and whether it changed a parameter.
+
+    Course: MB-1, MB-6.
+    """
 
     gradient: torch.Tensor
     applied: bool = False
@@ -278,13 +290,13 @@ def record_steps(model: nn.Module, optimizer: torch.optim.Optimizer) -> Iterator
             h.remove()
 
 
-def _gradient_at_step(update_fn: UpdateFn, setup: Setup, group: Group) -> tuple[list[StepRecord], float, list[str]]:
-    """Run one update on a fresh copy; its step records, logged loss and torch's warnings."""
+def _gradient_at_step(update_fn: UpdateFn, setup: Setup, group: Group) -> tuple[list[StepRecord], float]:
+    """Run one update on a fresh copy (torch's warnings silenced); its step records and logged loss."""
     model, optimizer, scheduler = setup.fresh()
-    with record_steps(model, optimizer) as steps, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with record_steps(model, optimizer) as steps, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         loss = update_fn(model, optimizer, scheduler, group)
-    return steps, float(loss), [str(w.message) for w in caught]
+    return steps, float(loss)
 
 
 def _no_step(symptom: str, evidence: dict) -> Verdict:
@@ -311,6 +323,8 @@ def diagnose_double_division(update_fn: UpdateFn, setup: Setup | None = None, gr
 
     Evidence: ``k``, ``residual``, ``norm_ratio``, ``loss_ratio`` (reference ÷ logged loss),
     ``accumulation_steps``, ``microbatches``, ``denominator`` and ``implied_denominator``.
+
+    Course: GA-6, MB-11.
     """
     setup = setup or default_setup()
     symptom = "double division"
@@ -321,7 +335,7 @@ def diagnose_double_division(update_fn: UpdateFn, setup: Setup | None = None, gr
     with torch.no_grad():
         big_loss, _ = summed_loss(model(**model_inputs(big, next(model.parameters()).device)), big, setup.task)
     ref_loss = float(big_loss) / g.supervised_items
-    steps, loss, _ = _gradient_at_step(update_fn, setup, g)
+    steps, loss = _gradient_at_step(update_fn, setup, g)
     N, A, size = g.supervised_items, g.accumulation_steps, g.size
     evidence: dict[str, Any] = {"accumulation_steps": A, "microbatches": size, "denominator": N,
                                 "reference_loss": ref_loss, "logged_loss": loss,
@@ -345,8 +359,8 @@ def diagnose_double_division(update_fn: UpdateFn, setup: Setup | None = None, gr
         return Verdict(symptom, True, f"the gradient is about {norm_ratio:.2f}× smaller than the big-batch "
                        f"gradient and also points elsewhere (residual {residual:.2e}, A = {A}) — a division "
                        "problem mixed with a weighting one (zero_grad inside the loop? mean of means?)", evidence)
-    head = (f"the gradient is {k:.2f}× smaller than the big-batch gradient" if k > 1
-            else f"the gradient is {1 / k:.2f}× larger than the big-batch gradient")
+    head = (f"the gradient is {_times(k)} smaller than the big-batch gradient" if k > 1
+            else f"the gradient is {_times(1 / k)} larger than the big-batch gradient")
     rows = _rows_with_first_label(g, setup.task)
     evidence["rows_with_supervised_first_label"] = rows
     if abs(k - size) <= 0.05 * size and size >= 2:
@@ -363,6 +377,11 @@ def diagnose_double_division(update_fn: UpdateFn, setup: Setup | None = None, gr
     return Verdict(symptom, True, f"{head} {cause}", evidence)
 
 
+def _times(k: float) -> str:
+    """``4.0`` → ``'4.00×'``, ``46967.2`` → ``'46,967×'``."""
+    return f"{k:,.0f}×" if k >= 100 else f"{k:.2f}×"
+
+
 def _rows_with_first_label(group: Group, task: str) -> int:
     """Rows whose *unshifted* first label is supervised (what an unshifted causal count adds)."""
     if task != "causal":
@@ -377,7 +396,10 @@ def _rows_with_first_label(group: Group, task: str) -> int:
 
 def default_partitions(micro_batch: int, accumulation_steps: int) -> list[tuple[int, int]]:
     """(m, A) splits of the same m·A samples: as given, one big microbatch, one sample per
-    microbatch, m doubled (if A is even), and the same m with A doubled (a short last group)."""
+    microbatch, m doubled (if A is even), and the same m with A doubled (a short last group).
+
+    Course: MB-8, MB-11.
+    """
     n = micro_batch * accumulation_steps
     parts = [(micro_batch, accumulation_steps), (n, 1), (1, n)]
     if accumulation_steps % 2 == 0:
@@ -399,6 +421,8 @@ def diagnose_partition_dependence(update_fn: UpdateFn, setup: Setup | None = Non
 
     Evidence: ``partitions`` (m, A, microbatches, rel_diff, k, error), ``max_rel_diff``,
     ``tolerance``.
+
+    Course: MB-3, MB-8, MB-11.
     """
     setup = setup or default_setup()
     symptom = "partition dependence"
@@ -411,9 +435,7 @@ def diagnose_partition_dependence(update_fn: UpdateFn, setup: Setup | None = Non
         try:
             g = regroup(base, m, A, setup.task)
             row["microbatches"] = g.size
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                steps, _, _ = _gradient_at_step(update_fn, setup, g)
+            steps, _ = _gradient_at_step(update_fn, setup, g)
         except (ValueError, RuntimeError) as err:
             rows.append({**row, "error": str(err).splitlines()[0]})
             continue
@@ -469,6 +491,8 @@ def diagnose_ineffective_accumulation(update_fn: UpdateFn, setup: Setup | None =
 
     Evidence: ``steps`` and ``applied`` per group, ``rel_diff`` per group (vs its big-batch
     gradient), ``last_microbatch_residual``, ``leftover_norm``, ``leak_residual``.
+
+    Course: MB-1, MB-11.
     """
     setup = setup or default_setup()
     symptom = "ineffective accumulation"
@@ -544,6 +568,8 @@ class LiveBytes:
     Attributes after the block: ``retained_saved`` / ``retained_outputs`` (live bytes at the
     start of each microbatch), ``saved_per_microbatch`` / ``output_per_microbatch`` (bytes
     each microbatch saved / returned).
+
+    Course: MB-4.
     """
 
     def __init__(self, model: nn.Module):
@@ -554,6 +580,7 @@ class LiveBytes:
         self.output_per_microbatch: list[int] = []
         self._saved: list[tuple[weakref.ref, tuple, int]] = []
         self._outputs: list[tuple[weakref.ref, tuple, int]] = []
+        self._by_key: dict[tuple, list[weakref.ref]] = {}
 
     @staticmethod
     def _live(entries: list[tuple[weakref.ref, tuple, int]], exclude: set) -> tuple[int, set]:
@@ -564,9 +591,11 @@ class LiveBytes:
         held = _Held(t)
         key, nbytes = storage_key(t)
         if key not in self._params:
-            if key not in self._live(self._saved, self._params)[1] and self.saved_per_microbatch:
-                self.saved_per_microbatch[-1] += nbytes
-            self._saved.append((weakref.ref(held), key, nbytes))
+            refs = self._by_key.setdefault(key, [])
+            if not any(r() is not None for r in refs) and self.saved_per_microbatch:
+                self.saved_per_microbatch[-1] += nbytes  # a storage not already kept alive
+            refs.append(weakref.ref(held))
+            self._saved.append((refs[-1], key, nbytes))
         return held
 
     def _start(self, *_: Any) -> None:
@@ -614,6 +643,8 @@ def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup | None = None) -> V
     Evidence: ``retained_saved``, ``retained_outputs``, ``saved_per_microbatch``,
     ``output_per_microbatch`` (bytes), ``growth_saved`` and ``growth_outputs`` (bytes per
     microbatch). Raises ``ValueError`` when A < 3 (growth cannot be told from one kept output).
+
+    Course: MB-4, MB-11.
     """
     setup = setup or default_setup()
     symptom = "memory growth"
@@ -644,8 +675,8 @@ def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup | None = None) -> V
     if grows_saved or grows_out:
         what = []
         if grows_saved:
-            what.append(f"graphs: +{format_bytes(growth_saved)} per microbatch, {growth_saved / per_saved:.2f} "
-                        "microbatch's saved activations")
+            what.append(f"graphs: +{format_bytes(growth_saved)} per microbatch ≈ {growth_saved / per_saved:.2f}× "
+                        "one microbatch's saved activations")
         if grows_out:
             what.append(f"outputs: +{format_bytes(growth_out)} per microbatch")
         return Verdict(symptom, True, f"bytes alive at each microbatch start grow with its index ({series}; "
@@ -671,6 +702,8 @@ def diagnose_schedule_drift(update_fn: UpdateFn, setup: Setup | None = None, gro
     ``microbatches``, ``per_group`` scheduler steps, ``lr`` (learning rate at the start of
     each group, plus the final one) and ``expected_lr`` (the same schedule stepped once per
     applied update).
+
+    Course: MB-6, MB-11.
     """
     setup = setup or default_setup()
     symptom = "schedule drift"
@@ -681,8 +714,8 @@ def diagnose_schedule_drift(update_fn: UpdateFn, setup: Setup | None = None, gro
     start = scheduler.last_epoch
     per_group, lrs, applied, attempted, microbatches = [], [], 0, 0, 0
     expected_lrs = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         for i in range(groups):
             g = setup.group(i)
             before = scheduler.last_epoch
@@ -693,15 +726,18 @@ def diagnose_schedule_drift(update_fn: UpdateFn, setup: Setup | None = None, gro
             per_group.append(scheduler.last_epoch - before)
             attempted += len(steps)
             applied += sum(s.applied for s in steps)
-            for _ in range(sum(s.applied for s in steps)):
-                expected.step()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the shadow schedule has no optimizer steps
+                for _ in range(sum(s.applied for s in steps)):
+                    expected.step()
             microbatches += g.size
     lrs.append(float(optimizer.param_groups[0]["lr"]))
     expected_lrs.append(float(expected.get_last_lr()[0]))
     sched_steps = scheduler.last_epoch - start
     evidence = {"scheduler_steps": sched_steps, "applied_updates": applied, "attempted_updates": attempted,
                 "microbatches": microbatches, "per_group": per_group, "lr": lrs, "expected_lr": expected_lrs,
-                "accumulation_steps": setup.accumulation_steps}
+                "accumulation_steps": setup.accumulation_steps,
+                "torch_warnings": sorted({str(w.message).split(". ")[0] for w in caught})}
     if sched_steps == applied:
         return Verdict(symptom, False, f"{sched_steps} scheduler steps for {applied} applied updates over "
                        f"{groups} groups: the schedule follows the updates", evidence)
@@ -739,7 +775,10 @@ def diagnose_all(update_fn: UpdateFn, setup: Setup | None = None) -> list[Verdic
 
 @dataclass
 class ClinicCase:
-    """One clinic case: a pitfall, the detector that catches it, its verdict before and after the fix."""
+    """One clinic case: a pitfall, the detector that catches it, its verdict before and after the fix.
+
+    Course: MB-11.
+    """
 
     pitfall: str
     description: str
@@ -760,7 +799,10 @@ class ClinicCase:
 def run_clinic(pitfalls: Sequence[str] | None = None, setup: Setup | None = None) -> list[ClinicCase]:
     """The MB-11 clinic: for each pitfall (default: all of :data:`PITFALLS`), run the detector that
     names it on the wrong loop and on its fix (:data:`FIXES`). Raises ``KeyError`` naming the
-    known pitfalls for an unknown name."""
+    known pitfalls for an unknown name.
+
+    Course: MB-11.
+    """
     setup = setup or default_setup()
     names = list(pitfalls or PITFALLS)
     unknown = [n for n in names if n not in PITFALLS]
@@ -775,7 +817,7 @@ def run_clinic(pitfalls: Sequence[str] | None = None, setup: Setup | None = None
 
 
 __all__ = [
-    "DETECTORS", "ClinicCase", "LiveBytes", "Setup", "StepRecord", "Verdict", "correct_update",
+    "DETECTORS", "ClinicCase", "LiveBytes", "Setup", "StepRecord", "Verdict",
     "current_gradient", "default_partitions", "default_setup", "diagnose_all", "diagnose_double_division",
     "diagnose_ineffective_accumulation", "diagnose_memory_growth", "diagnose_partition_dependence",
     "diagnose_schedule_drift", "record_steps", "reference_gradient", "regroup", "rel_diff", "run_clinic",

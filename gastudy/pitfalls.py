@@ -34,7 +34,10 @@ UpdateFn = Callable[[nn.Module, torch.optim.Optimizer, Any, Group], float]
 
 
 def task_of_batch(batch: Mapping[str, torch.Tensor]) -> str:
-    """``classification`` for a batch with ``inputs`` (the MLPs), else ``causal`` (TinyGPT)."""
+    """``classification`` for a batch with ``inputs`` (the MLPs), else ``causal`` (TinyGPT).
+
+    Course: GA-5.
+    """
     return "classification" if "inputs" in batch else "causal"
 
 
@@ -61,7 +64,10 @@ _SCALERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def scaler_for(optimizer: torch.optim.Optimizer) -> torch.amp.GradScaler:
     """One ``GradScaler`` per optimizer, created on first use, so the loss scale carries over
-    from update to update like in a real run (course: MB-5)."""
+    from update to update like in a real run (course: MB-5).
+
+    Course: MB-5.
+    """
     if optimizer not in _SCALERS:
         device = optimizer.param_groups[0]["params"][0].device.type
         _SCALERS[optimizer] = torch.amp.GradScaler(device)
@@ -105,7 +111,10 @@ def declared_scaled(model: nn.Module, optimizer: torch.optim.Optimizer, schedule
 
 def clip_after_unscale(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any, group: Group,
                        *, task: str | None = None, max_norm: float = 1.0) -> float:
-    """The fix for :func:`clip_before_unscale`: fp16 with a scaler, unscale → clip → step (MB-5)."""
+    """The fix for :func:`clip_before_unscale`: fp16 with a scaler, unscale → clip → step (MB-5).
+
+    Course: MB-5.
+    """
     device = next(model.parameters()).device.type
     return correct_update(model, optimizer, scheduler, group, task=task, clip_grad_norm=max_norm,
                           precision=Precision("fp16", device, scaler=scaler_for(optimizer)))
@@ -117,7 +126,10 @@ def clip_after_unscale(model: nn.Module, optimizer: torch.optim.Optimizer, sched
 
 def zero_per_microbatch(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any, group: Group,
                         *, task: str | None = None) -> float:
-    """Zeroing the gradients inside the microbatch loop: only the last microbatch counts (MB-1)."""
+    """Zeroing the gradients inside the microbatch loop: only the last microbatch counts (MB-1).
+
+    Course: MB-1.
+    """
     task, total = _task(group, task), 0.0
     for mb in group.microbatches:
         optimizer.zero_grad()  # WRONG: wipes the gradients of the microbatches before this one
@@ -131,7 +143,10 @@ def zero_per_microbatch(model: nn.Module, optimizer: torch.optim.Optimizer, sche
 
 def forget_zero_grad(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any, group: Group,
                      *, task: str | None = None) -> float:
-    """Never zeroing the gradients: each update also contains every earlier group's gradient (MB-1)."""
+    """Never zeroing the gradients: each update also contains every earlier group's gradient (MB-1).
+
+    Course: MB-1.
+    """
     task, total = _task(group, task), 0.0
     for mb in group.microbatches:
         loss_sum, _ = _loss_sum(model, mb, task)
@@ -151,6 +166,8 @@ def double_division(model: nn.Module, optimizer: torch.optim.Optimizer, schedule
 
     The engine then divides it by the group's number of microbatches as well, so the loss and
     the gradient are exactly A times too small.
+
+    Course: GA-6.
     """
     task = _task(group, task)
     return correct_update(model, optimizer, scheduler, group, task=task, loss_fn=_per_item_loss(task),
@@ -159,7 +176,10 @@ def double_division(model: nn.Module, optimizer: torch.optim.Optimizer, schedule
 
 def mean_of_means(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any, group: Group,
                   *, task: str | None = None) -> float:
-    """Averaging microbatch means: every microbatch weighs the same, whatever its item count (MB-3)."""
+    """Averaging microbatch means: every microbatch weighs the same, whatever its item count (MB-3).
+
+    Course: MB-3.
+    """
     task, total = _task(group, task), 0.0
     for mb in group.microbatches:
         loss_sum, items = _loss_sum(model, mb, task)
@@ -176,6 +196,8 @@ def constant_divisor(model: nn.Module, optimizer: torch.optim.Optimizer, schedul
 
     A short last group of ``size < A`` microbatches is under-weighted by exactly ``size / A``
     (and variable-length microbatches are mis-weighted as in :func:`mean_of_means`).
+
+    Course: MB-4, GA-4.
     """
     task, total = _task(group, task), 0.0
     for mb in group.microbatches:
@@ -190,7 +212,10 @@ def constant_divisor(model: nn.Module, optimizer: torch.optim.Optimizer, schedul
 def unshifted_count(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any, group: Group,
                     *, task: str | None = None) -> float:
     """Counting causal labels without the shift: the denominator has one extra item per row whose
-    first label is supervised, so the gradient is slightly too small (GA-5)."""
+    first label is supervised, so the gradient is slightly too small (GA-5).
+
+    Course: GA-5.
+    """
     task, total = _task(group, task), 0.0
     items = sum(count_unshifted(mb) for mb in group.microbatches)  # WRONG: causal counts labels[..., 1:]
     for mb in group.microbatches:
@@ -204,7 +229,10 @@ def unshifted_count(model: nn.Module, optimizer: torch.optim.Optimizer, schedule
 
 def scheduler_per_microbatch(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any,
                              group: Group, *, task: str | None = None) -> float:
-    """Stepping the learning-rate scheduler once per microbatch: the schedule runs A× too fast (MB-6)."""
+    """Stepping the learning-rate scheduler once per microbatch: the schedule runs A× too fast (MB-6).
+
+    Course: MB-6.
+    """
     task, total = _task(group, task), 0.0
     for mb in group.microbatches:
         loss_sum, _ = _loss_sum(model, mb, task)
@@ -221,7 +249,10 @@ def scheduler_per_microbatch(model: nn.Module, optimizer: torch.optim.Optimizer,
 def keep_graph(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any, group: Group,
                *, task: str | None = None) -> float:
     """Summing graph-attached losses and calling backward once: every microbatch's activations stay
-    alive until the end, so memory grows with the microbatch index (MB-4). The gradient is right."""
+    alive until the end, so memory grows with the microbatch index (MB-4). The gradient is right.
+
+    Course: MB-4.
+    """
     task, total = _task(group, task), 0.0
     for mb in group.microbatches:
         loss_sum, _ = _loss_sum(model, mb, task)
@@ -237,6 +268,8 @@ def clip_before_unscale(model: nn.Module, optimizer: torch.optim.Optimizer, sche
 
     The scaled gradient (× scale, 65536 at first) is clipped to ``max_norm``; the scaler then
     unscales it, so the applied gradient has norm ``max_norm / scale`` — almost nothing.
+
+    Course: MB-5.
     """
     task, total = _task(group, task), 0.0
     device = next(model.parameters()).device.type
@@ -263,7 +296,7 @@ def clip_before_unscale(model: nn.Module, optimizer: torch.optim.Optimizer, sche
 
 class Pitfall(NamedTuple):
     """A registry entry: the wrong update function, what is wrong, and the detector that catches it
-    (a key of :data:`gastudy.diagnostics.DETECTORS`)."""
+    (a key of :data:`gastudy.diagnostics.DETECTORS`). Course: MB-11."""
 
     update: UpdateFn
     description: str
