@@ -59,8 +59,8 @@ def main() -> None:
         eng = Accumulator(m2, o2, accumulation_steps=A)
         p, e = [], []
         for _ in range(3):
-            p.append(time_it(lambda: plain_update(m1, o1, mbs), args.repeats))
-            e.append(time_it(lambda: engine_update(eng, mbs), args.repeats))
+            p.append(time_it(lambda m=m1, o=o1, b=mbs: plain_update(m, o, b), args.repeats))
+            e.append(time_it(lambda en=eng, b=mbs: engine_update(en, b), args.repeats))
         times = (statistics.median(p), statistics.median(e))
         print(f"{A:>3} {times[0] * 1e3:>10.2f} {times[1] * 1e3:>10.2f} {times[1] / times[0]:>6.3f}×")
 

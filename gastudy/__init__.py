@@ -3,26 +3,49 @@
 The public API, by course section:
 
 - MB-2, GA-3: :class:`BatchPlan`, :func:`plan_from_target`
-- GA-5, MB-3: :func:`count_supervised`, :func:`summed_loss`, :func:`weighted_mean`
+- GA-4…GA-6, MB-3: :func:`count_supervised`, :func:`summed_loss`, :func:`weighted_mean`
 - MB-4: :func:`make_groups`, :class:`Group`
 - MB-1, MB-4…MB-6: :class:`Accumulator` (the engine), :class:`Counters`, :class:`Precision`
+- MB-7: :mod:`gastudy.distributed` (DDP replicas, ``no_sync``, global denominator),
+  :mod:`gastudy.launch` (local multi-process runs)
+- CK-1…CK-4: :func:`enable_checkpointing`, :func:`disable_checkpointing`, :func:`layer_selection`
+- MB-9, GA-1, GA-2: :func:`saved_bytes`, :class:`MemoryProbe`, :func:`phase_timeline`,
+  :func:`plan_for_budget`, :func:`time_update`, :func:`compare_layouts`
+- MB-10: :func:`verify_one_update`, :class:`RunRecord`, :func:`train`
+- MB-11: :mod:`gastudy.diagnostics` (five detectors), :mod:`gastudy.pitfalls` (wrong loops)
 """
 
+from gastudy.checkpointing import (
+    CheckpointLayer,
+    checkpointed_layers,
+    disable_checkpointing,
+    enable_checkpointing,
+    layer_selection,
+)
 from gastudy.counting import count_supervised, count_unshifted
 from gastudy.data import AdditionDataset, BlobDataset, MicrobatchStream, packed_collate, pad_collate
 from gastudy.engine import Accumulator, Counters, EmptyGroupError, NonFiniteLossError, UpdateResult
 from gastudy.groups import Group, GroupStream, build_group, make_groups
 from gastudy.loss import mean_of_means, summed_loss, weighted_mean
+from gastudy.memory import MemoryProbe, formula_check, phase_timeline, saved_bytes
 from gastudy.models import MLP, TinyGPT, build_model
 from gastudy.plan import BatchPlan, PlanError, plan_from_target
+from gastudy.planner import plan_for_budget
 from gastudy.precision import Precision, inject_overflow
+from gastudy.record import RunRecord
+from gastudy.timing import compare_layouts, time_update
+from gastudy.train import TrainConfig, train
+from gastudy.verify import verify_one_update
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Accumulator", "AdditionDataset", "BatchPlan", "BlobDataset", "Counters", "EmptyGroupError",
-    "Group", "GroupStream", "MLP", "MicrobatchStream", "NonFiniteLossError", "PlanError",
-    "Precision", "TinyGPT", "UpdateResult", "build_group", "build_model", "count_supervised",
-    "count_unshifted", "inject_overflow", "make_groups", "mean_of_means", "packed_collate",
-    "pad_collate", "plan_from_target", "summed_loss", "weighted_mean",
+    "Accumulator", "AdditionDataset", "BatchPlan", "BlobDataset", "CheckpointLayer", "Counters",
+    "EmptyGroupError", "Group", "GroupStream", "MLP", "MemoryProbe", "MicrobatchStream",
+    "NonFiniteLossError", "PlanError", "Precision", "RunRecord", "TinyGPT", "TrainConfig",
+    "UpdateResult", "build_group", "build_model", "checkpointed_layers", "compare_layouts",
+    "count_supervised", "count_unshifted", "disable_checkpointing", "enable_checkpointing",
+    "formula_check", "inject_overflow", "layer_selection", "make_groups", "mean_of_means",
+    "packed_collate", "pad_collate", "phase_timeline", "plan_for_budget", "plan_from_target",
+    "saved_bytes", "summed_loss", "time_update", "train", "verify_one_update", "weighted_mean",
 ]

@@ -69,30 +69,32 @@ def _checkpointable(forward: Callable) -> Callable:
         if not self.checkpoints_now():
             return forward(self, *args, **kwargs)
 
-        def run(*inputs):  # runs in forward and again in backward (the recomputation)
+        def run(*inputs, **kw):  # runs in forward and again in backward (the recomputation)
             self._inside_checkpoint = True  # a super().forward() inside must not checkpoint again
             try:
-                return forward(self, *inputs, **kwargs)
+                return forward(self, *inputs, **kw)
             finally:
                 self._inside_checkpoint = False
 
-        return _checkpoint(run, args, self.checkpoint_offload)
+        return _checkpoint(run, args, kwargs, self.checkpoint_offload)
 
     return wrapper
 
 
-def _checkpoint(fn: Callable, args: tuple, offload: bool):
-    """``checkpoint(fn, *args, use_reentrant=False)``, inside ``save_on_cpu`` when offloading."""
-    if offload and _on_accelerator(args):
+def _checkpoint(fn: Callable, args: tuple, kwargs: dict, offload: bool):
+    """``checkpoint(fn, *args, use_reentrant=False, **kwargs)``, in ``save_on_cpu`` when offloading.
+
+    The checkpoint saves the positional tensor inputs for backward and ``save_on_cpu`` around
+    it sends exactly those to pinned host memory; tensors passed by keyword are held by
+    reference (torch's rule), so pass activations positionally. CPU tensors stay where they are.
+    """
+    if offload and any(isinstance(a, torch.Tensor) and a.device.type != "cpu" for a in (*args, *kwargs.values())):
         with torch.autograd.graph.save_on_cpu(pin_memory=True):
-            return checkpoint(fn, *args, use_reentrant=False)
-    return checkpoint(fn, *args, use_reentrant=False)
+            return checkpoint(fn, *args, use_reentrant=False, **kwargs)
+    return checkpoint(fn, *args, use_reentrant=False, **kwargs)
 
 
-def _on_accelerator(args: tuple) -> bool:
-    return any(isinstance(a, torch.Tensor) and a.device.type != "cpu" for a in args)
-
-
+@functools.lru_cache(maxsize=1)
 def _hf_layer_class() -> type | None:
     """Hugging Face's marker class (``GradientCheckpointingLayer``) if transformers is installed."""
     try:
@@ -133,6 +135,7 @@ class CheckpointingState:
     """What :func:`enable_checkpointing` did: the 1-based checkpointed layers and a note.
 
     ``note`` is empty unless something deserves saying (offload on the CPU: nothing to move).
+    Course: CK-3, CK-4.
     """
 
     layers: list[int]
@@ -153,7 +156,7 @@ def _set(layer: nn.Module, on: bool, offload: bool) -> None:
 def _hf_checkpoint(fn: Callable, *args, offload: bool = False):
     if not torch.is_grad_enabled():  # Hugging Face checks only self.training; we also need grad
         return fn(*args)
-    return _checkpoint(fn, args, offload)
+    return _checkpoint(fn, args, {}, offload)
 
 
 def enable_checkpointing(model: nn.Module, every_n_layers: int = 1, offload: bool = False) -> CheckpointingState:

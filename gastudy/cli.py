@@ -172,11 +172,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="print the command instead of starting")
     p.set_defaults(func=cmd_lab)
 
-    for module, adder in (("gastudy.memory_cli", "add_memory_parser"), ("gastudy.site", "add_site_parser")):
-        try:
-            getattr(__import__(module, fromlist=[adder]), adder)(sub)
-        except (ImportError, AttributeError):  # pragma: no cover - while a module is being written
-            pass
+    from gastudy.memory_cli import add_memory_parser
+    from gastudy.site import add_site_parser
+
+    add_memory_parser(sub)
+    add_site_parser(sub)
     return parser
 
 

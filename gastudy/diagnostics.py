@@ -49,8 +49,7 @@ from gastudy.data import (
 from gastudy.engine import model_inputs
 from gastudy.groups import Group, build_group
 from gastudy.loss import logits_of, summed_loss
-from gastudy.memory import _storage as storage_key
-from gastudy.memory import format_bytes
+from gastudy.memory import format_bytes, storage_key
 from gastudy.models import build_model, task_of
 from gastudy.pitfalls import FIXES, PITFALLS, UpdateFn
 from gastudy.verify import reference_gradients

@@ -85,6 +85,11 @@ class UpdateResult:
     scale: float | None = None
 
 
+def on_device(batch: Mapping[str, torch.Tensor], device: torch.device) -> dict[str, torch.Tensor]:
+    """Every tensor of ``batch`` on ``device`` (labels included: the loss runs where the logits are)."""
+    return {k: v.to(device) for k, v in batch.items()}
+
+
 def model_inputs(batch: Mapping[str, torch.Tensor], device: torch.device,
                  dtype: torch.dtype | None = None) -> dict[str, torch.Tensor]:
     """The keyword arguments for ``model(**...)``: every batch key except labels and ids,
@@ -175,7 +180,8 @@ class Accumulator:
             for i, mb in enumerate(group.microbatches):
                 with self.replicas.sync(self.model, last=i == group.size - 1):
                     with self.precision.autocast():
-                        loss = self.microbatch_loss(self.model(**model_inputs(mb, self.device, self.dtype)), mb, group, denominator)
+                        output = self.model(**model_inputs(mb, self.device, self.dtype))
+                        loss = self.microbatch_loss(output, on_device(mb, self.device), group, denominator)
                     self.precision.backward(loss)
                 total += loss.detach().float()  # a number for the log, never the graph
             if self.precision.scaler is None and not torch.isfinite(total):

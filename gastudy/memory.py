@@ -32,6 +32,10 @@ import torch
 from torch import nn
 
 from gastudy.checkpointing import checkpointed_layers, checkpointing, marked_layers
+from gastudy.engine import Accumulator, model_inputs
+from gastudy.groups import build_group, make_groups
+from gastudy.loss import summed_loss
+from gastudy.models import build_model
 
 Batch = dict[str, torch.Tensor]
 
@@ -40,7 +44,7 @@ MEASURE_MODEL_KWARGS = {"tiny-gpt": {"hidden": 256, "layers": 4, "heads": 4}}
 
 
 def format_bytes(n: float) -> str:
-    """``1536`` → ``'1.5 KiB'`` (binary units; negative values keep their sign)."""
+    """``1536`` → ``'1.5 KiB'`` (binary units; negative values keep their sign). Course: MB-9."""
     sign, n = ("-" if n < 0 else ""), abs(n)
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
@@ -50,8 +54,9 @@ def format_bytes(n: float) -> str:
 
 
 # --------------------------------------------------------------------- saved-for-backward bytes
-def _storage(t: torch.Tensor) -> tuple[tuple, int]:
-    """(identity key, bytes) of the storage behind ``t`` — views share one key."""
+def storage_key(t: torch.Tensor) -> tuple[tuple, int]:
+    """``((device, data_ptr), nbytes)`` of the storage behind ``t``: views of one storage share
+    the key, so summing ``nbytes`` over distinct keys counts each storage once. Course: CK-1."""
     try:
         st = t.untyped_storage()
         return (str(t.device), st.data_ptr()), st.nbytes()
@@ -59,9 +64,12 @@ def _storage(t: torch.Tensor) -> tuple[tuple, int]:
         return ("tensor", id(t)), t.numel() * t.element_size()
 
 
+_storage = storage_key  # the old private name, still imported by gastudy.diagnostics
+
+
 def tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
-    """Bytes of the distinct storages behind ``tensors`` (each storage counted once)."""
-    seen = dict(_storage(t) for t in tensors)
+    """Bytes of the distinct storages behind ``tensors`` (each storage counted once). Course: CK-1."""
+    seen = dict(storage_key(t) for t in tensors)
     return sum(seen.values())
 
 
@@ -118,7 +126,7 @@ class SavedTensorCounter:
 
     def _pack(self, t: torch.Tensor) -> torch.Tensor:
         self.tensors += 1
-        key, nbytes = _storage(t)
+        key, nbytes = storage_key(t)
         self._seen.setdefault(key, (nbytes, self._where[-1]))
         return t
 
@@ -129,10 +137,11 @@ class SavedTensorCounter:
         self._where.pop()
 
     def __enter__(self) -> SavedTensorCounter:
+        self._where = self._where[:1]
         self._params: set[tuple] = set()
         if self.model is not None:
             tensors = [*self.model.parameters(), *self.model.buffers()]
-            self._params = {_storage(t)[0] for t in tensors}
+            self._params = {storage_key(t)[0] for t in tensors}
             regions = [(self.model, "other")] + [(m, f"layer {k}") for k, m in enumerate(marked_layers(self.model), 1)]
             for module, name in regions:
                 self._handles.append(module.register_forward_pre_hook(self._enter_region(name)))
@@ -162,12 +171,13 @@ class SavedTensorCounter:
 
 
 def task_for(batch: Batch) -> str:
-    """The supervision kind of a course batch: ``causal`` with ``input_ids``, else ``classification``."""
+    """The supervision kind of a course batch: ``causal`` with ``input_ids``, else
+    ``classification`` (course: GA-5)."""
     return "causal" if "input_ids" in batch else "classification"
 
 
 def to_device(batch: Batch, device: torch.device | str) -> Batch:
-    """Every tensor of ``batch`` moved to ``device`` (labels too, so the loss can run there)."""
+    """Every tensor of ``batch`` moved to ``device`` (labels too, so the loss can run there). Course: MB-9."""
     return {k: v.to(device) for k, v in batch.items()}
 
 
@@ -179,9 +189,6 @@ def saved_bytes(model: nn.Module, batch: Batch, task: str | None = None, include
     mode. Each storage is counted once; parameters are reported apart (``parameter_bytes``).
     No backward is run; the graph is freed on return. Units: bytes.
     """
-    from gastudy.engine import model_inputs
-    from gastudy.loss import summed_loss
-
     device = next(model.parameters()).device
     batch = to_device(batch, device)
     with torch.enable_grad(), SavedTensorCounter(model) as counter:
@@ -323,6 +330,7 @@ def synthetic_microbatches(model: nn.Module, micro_batch: int, count: int = 1, s
     length ``seq_len``, every next token supervised. MLPs: random inputs and class labels.
     The samples depend only on ``seed`` and m × count, so every m×A split of the same total
     sees the same samples. Raises ``ValueError``/``TypeError`` with what to do otherwise.
+    Course: CK-1, GA-1, GA-2.
     """
     if micro_batch < 1 or count < 1:
         raise ValueError(f"micro_batch and count must be ≥ 1, got {micro_batch} and {count}")
@@ -351,17 +359,18 @@ def synthetic_microbatches(model: nn.Module, micro_batch: int, count: int = 1, s
 def build_for_measurement(model: str | nn.Module, device: str | torch.device = "cpu", seed: int = 0,
                           model_kwargs: dict | None = None) -> nn.Module:
     """A course model by name (tiny-gpt widened, see ``MEASURE_MODEL_KWARGS``) or the module
-    given, on ``device`` and in training mode."""
+    given, on ``device`` and in training mode. Course: MB-9."""
     if isinstance(model, str):
-        from gastudy.models import build_model
-
         kwargs = model_kwargs if model_kwargs is not None else MEASURE_MODEL_KWARGS.get(model, {})
         model = build_model(model, seed=seed, **kwargs)
     return model.to(device).train()
 
 
 def make_optimizer(name: str, model: nn.Module, lr: float = 1e-3) -> torch.optim.Optimizer:
-    """``adamw`` (two state tensors per parameter), ``sgd-momentum`` (one) or ``sgd`` (none)."""
+    """``adamw`` (two state tensors per parameter), ``sgd-momentum`` (one) or ``sgd`` (none).
+
+    Course: MB-9 (optimizer state is part of the fixed memory). Raises ``ValueError`` otherwise.
+    """
     params = model.parameters()
     makers = {"adamw": lambda: torch.optim.AdamW(params, lr=lr),
               "sgd-momentum": lambda: torch.optim.SGD(params, lr=lr, momentum=0.9),
@@ -379,7 +388,7 @@ class PhaseRow:
     ``stage`` is ``baseline``, ``forward``, ``backward``, ``first update`` (group 1) or
     ``steady`` (later groups). ``saved_bytes`` is what autograd holds for this microbatch's
     backward after the model forward (0 once the backward has freed it). ``weight_bytes``,
-    ``grad_bytes``, ``optimizer_bytes`` are exact tensor counts at that moment.
+    ``grad_bytes``, ``optimizer_bytes`` are exact tensor counts at that moment. Course: MB-9.
     """
 
     phase: str
@@ -495,9 +504,6 @@ class Timeline:
 
 def _warm_up(model: nn.Module, optimizer: str, batch: Batch, task: str) -> None:
     """One throwaway update on a copy, so one-time library allocations do not pose as phases."""
-    from gastudy.engine import Accumulator
-    from gastudy.groups import build_group
-
     twin = copy.deepcopy(model)
     Accumulator(twin, make_optimizer(optimizer, twin), accumulation_steps=1, task=task).update(
         build_group(0, [batch], 1, task))
@@ -529,9 +535,6 @@ def phase_timeline(
     are visible in process memory); ``every_n_layers`` enables checkpointing for the run.
     ``warmup`` first runs one throwaway update on a copy. Raises ``ValueError`` for sizes < 1.
     """
-    from gastudy.engine import Accumulator
-    from gastudy.groups import make_groups
-
     if min(micro_batch, accumulation_steps, groups) < 1:
         raise ValueError(f"micro_batch, accumulation_steps and groups must be ≥ 1, got "
                          f"{micro_batch}, {accumulation_steps}, {groups}")

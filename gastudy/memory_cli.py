@@ -21,12 +21,16 @@ from gastudy.memory import (
     saved_bytes,
     synthetic_microbatches,
 )
+from gastudy.planner import plan_for_budget
 
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
 
 
 def parse_bytes(text: str) -> int:
-    """``'512MiB'`` → 536870912; accepts plain numbers (``1e9``) and B, KB, MB, GB, KiB, MiB, GiB."""
+    """``'512MiB'`` → 536870912; accepts plain numbers (``1e9``) and B, KB, MB, GB, KiB, MiB, GiB.
+
+    Course: MB-9 (the ``--budget`` argument). Raises ``argparse.ArgumentTypeError`` otherwise.
+    """
     match = re.fullmatch(r"\s*([0-9.eE+]+)\s*([a-zA-Z]*)\s*", str(text))
     if not match or match.group(2).lower() not in _UNITS:
         raise argparse.ArgumentTypeError(f"cannot read {text!r} as bytes; write e.g. 200000000, 200MB or 512MiB")
@@ -75,8 +79,6 @@ def _model_kwargs(args: argparse.Namespace) -> dict | None:
 def memory_command(args: argparse.Namespace) -> int:
     """Run ``gastudy memory``; prints tables (or one JSON object with ``--json``). Returns 0, or
     2 with a message on stderr when the arguments cannot be measured. Course: MB-9, CK-4."""
-    from gastudy.planner import plan_for_budget
-
     kwargs = _model_kwargs(args)
     out: dict = {"model": args.model, "device": args.device, "model_kwargs": kwargs, "runs": []}
     try:
@@ -141,7 +143,7 @@ def _print_text(out: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Standalone entry point: ``python -m gastudy.memory_cli [options]``."""
+    """Standalone entry point: ``python -m gastudy.memory_cli [options]`` (course: MB-9)."""
     parser = argparse.ArgumentParser(prog="gastudy")
     add_memory_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["memory", *(sys.argv[1:] if argv is None else argv)])

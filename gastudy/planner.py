@@ -21,7 +21,7 @@ Measure = Callable[[int, int], "PeakMeasurement | tuple[int, int]"]
 
 @dataclass
 class Candidate:
-    """One measured microbatch size: m, A, the peak and the fixed part (bytes)."""
+    """One measured microbatch size: m, A, the peak and the fixed part (bytes). Course: MB-9."""
 
     micro_batch: int
     accumulation_steps: int

@@ -196,7 +196,7 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
                     "groups": partials} if partials else None,
         per_replica=per_replica, final_loss=results[-1].loss if results else None,
         seconds=round(time.perf_counter() - started, 3), seed=config.seed, device=str(engine.device),
-        notes=(["interrupted after %d updates (resume with --resume)" % c.updates_attempted] if stopped else []),
+        notes=[f"interrupted after {c.updates_attempted} updates (resume with --resume)"] if stopped else [],
     )
     paths = record.save(out) if out and replicas.rank == 0 else None
     return TrainRun(record, results, model, ckpt_path, paths)

@@ -25,7 +25,7 @@ import torch
 from torch import nn
 
 from gastudy.data import AdditionDataset, BlobDataset, MicrobatchStream, concat_microbatches
-from gastudy.engine import Accumulator, model_inputs
+from gastudy.engine import Accumulator, model_inputs, on_device
 from gastudy.groups import build_group
 from gastudy.loss import check_normalization, summed_loss
 from gastudy.models import build_model, task_of
@@ -46,7 +46,8 @@ def reference_gradients(model: nn.Module, microbatches: Sequence[Mapping[str, to
     big = concat_microbatches(list(microbatches))
     first = next(model.parameters())
     model.zero_grad(set_to_none=True)
-    loss_sum, items = summed_loss(model(**model_inputs(big, first.device, first.dtype)), big, task, ignore_index)
+    output = model(**model_inputs(big, first.device, first.dtype))
+    loss_sum, items = summed_loss(output, on_device(big, first.device), task, ignore_index)
     (loss_sum / items).backward()
     return {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
 

@@ -4,8 +4,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from gastudy.data import (AdditionDataset, MicrobatchStream, concat_microbatches, decode, packed_collate,
-                          pad_collate, split_batch)
+from gastudy.data import (
+    AdditionDataset,
+    MicrobatchStream,
+    concat_microbatches,
+    decode,
+    packed_collate,
+    pad_collate,
+    split_batch,
+)
 from gastudy.groups import make_groups
 
 DATA = Path(__file__).resolve().parent.parent / "data"

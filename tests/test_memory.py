@@ -99,7 +99,7 @@ def test_saved_bytes_scale_with_microbatch(gpt, every_n_layers):
     with checkpointing(gpt, every_n_layers):
         big = saved_bytes(gpt, one_batch_of_16).total
         small = saved_bytes(gpt, microbatch_of_2).total
-    assert 7.5 <= big / small <= 8.5
+    assert 7.0 <= big / small <= 9.0  # about 8×: a few position-only tensors do not scale with m
 
 
 def test_cpu_probe_reports_sane_numbers_and_resets():
@@ -139,7 +139,7 @@ def test_phase_timeline_shows_gradients_and_optimizer_state_appear():
     assert first.stage == "first update" and 2 * weights <= first.optimizer_bytes <= 2 * weights + 1024
     assert [r.stage for r in tl.rows[6:]] == ["steady"] * 5
     assert all(r.current_bytes > 0 and r.peak_bytes > 0 for r in tl.rows)
-    assert 0 < tl.forward_only_peak and tl.peak >= tl.first_group_peak
+    assert tl.forward_only_peak > 0 and tl.peak >= tl.first_group_peak
     assert "optimizer state" in tl.summary()
     assert tl.to_table(markdown=True).count("\n") == len(tl.rows) + 1
     assert tl.to_table()[0]["phase"] == "baseline"

@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from gastudy.counting import count_supervised, count_unshifted, target_labels
-from gastudy.data import AdditionDataset, pad_collate, packed_collate
+from gastudy.data import AdditionDataset, packed_collate, pad_collate
 from gastudy.loss import mean_of_means, weighted_mean
 from gastudy.plan import BatchPlan, PlanError, plan_from_target
 

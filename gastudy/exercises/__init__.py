@@ -10,6 +10,7 @@ and, only if the learner wants it, ``show_solution("03.1")`` prints the solution
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Callable
 from pathlib import Path
@@ -31,10 +32,8 @@ def exercise(key: str) -> Callable[[Checker], Checker]:
 
 def _load_chapter(key: str) -> None:
     chapter = key.split(".")[0]
-    try:
+    with contextlib.suppress(ModuleNotFoundError):  # a chapter without exercises
         importlib.import_module(f"gastudy.exercises.ch{chapter}")
-    except ModuleNotFoundError:
-        pass
 
 
 def check_exercise(key: str, answer: object) -> bool:

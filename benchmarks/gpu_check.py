@@ -1,0 +1,217 @@
+"""GPU check: exercise every CUDA path of checkpointing, offload and the memory/timing probes.
+
+Prints, on one CUDA device, in under 3 minutes:
+
+1. gradient equality with checkpointing n = 1, 2, 4, with and without offload (CK-3, CK-4);
+2. the per-device probes (CPU process memory and the CUDA allocator);
+3. device peak, saved bytes and time per update for checkpointing off and n = 1, 2, 4, with
+   and without offload, as ratios (CK-2 … CK-4);
+4. the allocator phase timeline of three groups: baseline, forwards, backwards, first update,
+   steady state (MB-9);
+5. the CK-4 formula (layers × sequence × hidden × bytes) against the measured device bytes,
+   with and without offload;
+6. time per update for one effective batch of 16 as 16×1, 8×2, 1×16 (GA-2);
+7. the planner with a real budget (MB-9).
+
+Without CUDA it prints why and exits 0. ``--device cpu`` runs the same code on the CPU with a
+small model as a dry run of the script itself (offload then has nothing to move).
+``--out FILE`` also writes every result as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+
+import torch  # noqa: E402
+
+from gastudy.checkpointing import enable_checkpointing  # noqa: E402
+from gastudy.memory import (  # noqa: E402
+    device_probes,
+    format_bytes,
+    formula_check,
+    measure_peak,
+    phase_timeline,
+    synthetic_microbatches,
+)
+from gastudy.models import build_model  # noqa: E402
+from gastudy.planner import plan_for_budget  # noqa: E402
+from gastudy.timing import compare_checkpointing, compare_layouts  # noqa: E402
+
+BIG = {"hidden": 1024, "layers": 8, "heads": 16, "max_len": 512}  # ~100M parameters
+SMALL = {"hidden": 64, "layers": 4, "heads": 4, "max_len": 64}
+
+
+def section(title: str, results: dict, key: str, budget_s: float, started: float):
+    """Decorator-like runner: time a section, keep going after a failure, respect the time budget."""
+
+    def run(fn):
+        if time.perf_counter() - started > budget_s:
+            print(f"\n== {title}: skipped (time budget of {budget_s:.0f} s used)")
+            results[key] = {"skipped": True}
+            return
+        print(f"\n== {title}")
+        t0 = time.perf_counter()
+        try:
+            results[key] = fn()
+        except Exception as err:  # report and continue: one broken path must not hide the others
+            traceback.print_exc()
+            results[key] = {"error": f"{type(err).__name__}: {err}"}
+        print(f"   ({time.perf_counter() - t0:.1f} s)")
+
+    return run
+
+
+def gradients(device: str, kw: dict) -> dict:
+    ref = build_model("tiny-gpt", **kw).to(device).train()
+    batch = synthetic_microbatches(ref, 4, 1, kw["max_len"] // 2)[0]
+    ids = batch["input_ids"].to(device)
+
+    def grads(model):
+        model.zero_grad(set_to_none=True)
+        logits = model(ids).logits
+        torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1), ids[:, 1:].flatten()).backward()
+        return [p.grad.clone() for p in model.parameters()]
+
+    expected = grads(ref)
+    out = {}
+    for offload in (False, True):
+        for n in (1, 2, 4):
+            model = copy.deepcopy(ref)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                state = enable_checkpointing(model, n, offload=offload)
+            diff = max(float((g - e).abs().max()) for g, e in zip(grads(model), expected))
+            out[f"n={n}{' offload' if offload else ''}"] = diff
+            print(f"   n={n} offload={offload!s:<5} layers {state.layers}: max |Δgrad| = {diff:.2e} "
+                  f"{'OK' if diff < 1e-5 else 'MISMATCH'}")
+    return out
+
+
+def probes() -> dict:
+    out = {}
+    for name, p in device_probes().items():
+        out[name] = {"kind": p.kind, "current": p.current_bytes(), "peak": p.peak_bytes(), "note": p.note}
+        print(f"   {name:<7} {p.kind:<22} current {format_bytes(out[name]['current']):>10}  "
+              f"peak {format_bytes(out[name]['peak']):>10}  ({p.note})")
+    return out
+
+
+def print_runs(runs) -> list[dict]:
+    base = runs[0]
+    rows = []
+    for r in runs:
+        rows.append(r.to_dict())
+        print(f"   {r.label:<26} saved {format_bytes(r.saved_bytes):>10} (×{r.saved_bytes / base.saved_bytes:.3f})  "
+              f"peak {format_bytes(r.peak_bytes):>10} (×{r.peak_bytes / max(base.peak_bytes, 1):.2f})  "
+              f"{r.timing.median_s * 1e3:8.2f} ms/update (×{r.timing.median_s / base.timing.median_s:.2f}, "
+              f"spread {r.timing.spread:.0%})  {r.timing.tokens_per_s:,.0f} tokens/s")
+    return rows
+
+
+def checkpoint_costs(device: str, kw: dict, seq: int, m: int, repeats: int) -> dict:
+    common = dict(device=device, seq_len=seq, model_kwargs=kw, micro_batch=m, accumulation_steps=1,
+                  repeats=repeats, warmup=1)
+    runs = compare_checkpointing((None, 1, 2, 4), **common) + compare_checkpointing((1, 2, 4), offload=True, **common)
+    rows = print_runs(runs)
+    by = {r.label: r for r in runs}
+    for n in (1, 2, 4):
+        a, b = by[f"{m}×1 ckpt n={n}"], by[f"{m}×1 ckpt n={n} offload"]
+        print(f"   offload at n={n}: peak ×{b.peak_bytes / max(a.peak_bytes, 1):.2f}, "
+              f"time ×{b.timing.median_s / a.timing.median_s:.2f} vs checkpointing alone")
+    return {"runs": rows}
+
+
+def timeline(device: str, kw: dict, seq: int, m: int) -> dict:
+    out = {}
+    for n, offload in [(None, False), (1, False), (1, True)]:
+        tl = phase_timeline("tiny-gpt", m, 2, 3, n, offload, device, seq_len=seq, model_kwargs=kw)
+        label = f"ckpt {'off' if n is None else f'n={n}'}{' offload' if offload else ''}"
+        print(f"\n   -- {label} ({tl.probe})")
+        print("\n".join("   " + line for line in tl.to_table(markdown=True).splitlines()))
+        print(f"   {tl.summary()}")
+        out[label] = tl.to_dict()
+    return out
+
+
+def formula(device: str, kw: dict, seq: int, m: int) -> dict:
+    out = {}
+    net = build_model("tiny-gpt", **kw).to(device)  # one model; formula_check restores its switches
+    for offload in (False, True):
+        for n in (1, 2, 4):
+            f = formula_check(net, m, seq, n, offload, device)
+            out[f"n={n}{' offload' if offload else ''}"] = f.to_dict()
+            print(f"   n={n} offload={offload!s:<5} formula {f.checkpointed}×{m}×{seq}×{f.hidden}×"
+                  f"{f.bytes_per_element} = {format_bytes(f.formula_bytes):>10}  measured on {f.device} "
+                  f"{format_bytes(f.measured_bytes):>10} (×{f.ratio:.3f})  {f.note}")
+    return out
+
+
+def layouts(device: str, kw: dict, seq: int, repeats: int) -> dict:
+    runs = compare_layouts([(16, 1), (8, 2), (1, 16)], device=device, seq_len=seq, model_kwargs=kw,
+                           repeats=repeats, warmup=1)
+    return {"runs": print_runs(runs)}
+
+
+def planner(device: str, kw: dict, seq: int) -> dict:
+    probe_m4 = measure_peak(4, 4, "tiny-gpt", device=device, seq_len=seq, model_kwargs=kw, groups=1)
+    budget = int(probe_m4.peak_bytes * 1.05)
+    plan = plan_for_budget(budget, 16, model="tiny-gpt", device=device, seq_len=seq, model_kwargs=kw, groups=1)
+    for c in plan.candidates:
+        print(f"   m={c.micro_batch:>2} A={c.accumulation_steps:>2}: peak {format_bytes(c.peak_bytes):>10} "
+              f"(fixed {format_bytes(c.fixed_bytes)}) {'fits' if c.fits else 'over budget'}")
+    print(f"   budget {format_bytes(budget)}: {plan.verdict}")
+    tight = plan_for_budget(max(1, probe_m4.fixed_bytes // 2), 16, candidates=[1, 16], model="tiny-gpt",
+                            device=device, seq_len=seq, model_kwargs=kw, groups=1)
+    print(f"   budget {format_bytes(max(1, probe_m4.fixed_bytes // 2))}: {tight.verdict}")
+    return {"plan": plan.to_dict(), "tight": tight.to_dict()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda", help="cuda[:i] (default) or cpu for a dry run")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--budget-s", type=float, default=150.0, help="skip remaining sections after this")
+    parser.add_argument("--out", default=None, help="write all results as JSON to this file")
+    args = parser.parse_args()
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        print("gpu_check: no CUDA device here (torch.cuda.is_available() is False), so there is nothing "
+              "to check. Run it on a GPU machine, or pass --device cpu for a dry run of the script.")
+        return 0
+    on_gpu = args.device.startswith("cuda")
+    kw, seq, m = (BIG, 512, 8) if on_gpu else (SMALL, 32, 4)
+    started = time.perf_counter()
+    name = torch.cuda.get_device_name(args.device) if on_gpu else "CPU (dry run)"
+    print(f"gpu_check on {args.device}: {name}; torch {torch.__version__}; model {kw}, seq {seq}, m {m}")
+    results: dict = {"device": args.device, "name": name, "torch": torch.__version__, "model": kw}
+    section("1. gradients with checkpointing vs without (float32)", results, "gradients", args.budget_s, started)(
+        lambda: gradients(args.device, SMALL))
+    section("2. memory probes per device", results, "probes", args.budget_s, started)(probes)
+    section(f"3. checkpointing and offload cost (m={m}, A=1); ratios vs off", results, "checkpointing",
+            args.budget_s, started)(lambda: checkpoint_costs(args.device, kw, seq, m, args.repeats))
+    section(f"4. allocator phase timeline (m×A = {m}×2, 3 groups)", results, "timeline", args.budget_s, started)(
+        lambda: timeline(args.device, kw, seq, m))
+    section("5. CK-4 formula vs measured device bytes", results, "formula", args.budget_s, started)(
+        lambda: formula(args.device, kw, seq, m))
+    section("6. accumulation vs one real batch: 16×1, 8×2, 1×16", results, "layouts", args.budget_s, started)(
+        lambda: layouts(args.device, kw, seq // 2, args.repeats))
+    section("7. planner with a real budget (target 16)", results, "planner", args.budget_s, started)(
+        lambda: planner(args.device, kw, seq // 2))
+    total = time.perf_counter() - started
+    failed = [k for k, v in results.items() if isinstance(v, dict) and "error" in v]
+    print(f"\ngpu_check finished in {total:.1f} s; {'failed: ' + ', '.join(failed) if failed else 'all sections ran'}")
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=1, default=str))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

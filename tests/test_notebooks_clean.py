@@ -1,0 +1,111 @@
+"""Every notebook in notebooks/ is committed clean and the section map is complete (all chapters).
+
+Clean: valid nbformat 4, no outputs, no execution counts, no saved widget state, kernel
+``python3``. Complete: every section ID of :data:`gastudy.course.SECTIONS` is listed in
+``00_start_here`` and named in the first cell of the notebook it maps to (for notebooks that
+exist already).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from gastudy.course import NOTEBOOKS, SECTIONS
+
+NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+PATHS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+
+
+def mentions(text: str, section: str) -> bool:
+    """``section`` appears as a whole ID (MB-1 does not match inside MB-10)."""
+    return re.search(rf"(?<![\w-]){re.escape(section)}(?![\w])", text) is not None
+
+
+def test_there_are_notebooks():
+    assert (NOTEBOOK_DIR / "00_start_here.ipynb").exists(), (
+        f"no 00_start_here.ipynb in {NOTEBOOK_DIR}"
+    )
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
+def test_notebook_is_clean(path: Path):
+    nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    assert nb.nbformat == 4, f"{path.name}: nbformat {nb.nbformat}, expected 4"
+    nbformat.validate(nb)
+    kernel = nb.metadata.get("kernelspec", {})
+    assert kernel.get("name") == "python3", (
+        f"{path.name}: kernelspec name {kernel.get('name')!r}, expected 'python3'"
+    )
+    assert "widgets" not in nb.metadata, (
+        f"{path.name}: saved widget state in metadata.widgets — clear it"
+    )
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        assert cell.get("outputs") == [], (
+            f"{path.name} cell {i}: has outputs — clear them before committing"
+        )
+        assert cell.get("execution_count") is None, (
+            f"{path.name} cell {i}: execution_count is set — clear it"
+        )
+        assert "widgets" not in cell.get("metadata", {}), (
+            f"{path.name} cell {i}: widget state in cell metadata"
+        )
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
+def test_notebook_is_a_known_chapter(path: Path):
+    assert path.stem in NOTEBOOKS, f"{path.name} is not listed in gastudy.course.sections.NOTEBOOKS"
+
+
+def test_start_here_lists_every_section():
+    nb = nbformat.read(NOTEBOOK_DIR / "00_start_here.ipynb", as_version=4)
+    text = "\n".join(c.source for c in nb.cells)
+    missing = [s for s in SECTIONS if not mentions(text, s)]
+    assert not missing, f"00_start_here does not list sections {missing}"
+    missing_nb = [nb_name for nb_name in NOTEBOOKS if nb_name not in text]
+    assert not missing_nb, f"00_start_here does not name chapters {missing_nb}"
+
+
+@pytest.mark.parametrize("section", list(SECTIONS))
+def test_section_is_named_in_its_notebooks_first_cell(section: str):
+    path = NOTEBOOK_DIR / f"{SECTIONS[section][1]}.ipynb"
+    if not path.exists():
+        pytest.skip(f"{path.name} does not exist yet")
+    first = nbformat.read(path, as_version=4).cells[0]
+    assert first.cell_type == "markdown", (
+        f"{path.name}: the first cell must be markdown (title, sections, goals)"
+    )
+    assert mentions(first.source, section), (
+        f"{path.name}: its first cell does not name section {section}"
+    )
+
+
+def test_mentions_is_exact():
+    assert mentions("MB-1 and GA-2", "MB-1")
+    assert not mentions("MB-10 and MB-12", "MB-1")
+    assert mentions("(MB-1)", "MB-1")
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
+def test_notebook_has_the_chapter_frame(path: Path):
+    """Opens with a title and a time estimate; ends with a summary and exercises."""
+    nb = nbformat.read(path, as_version=4)
+    first = nb.cells[0].source
+    assert first.startswith("# "), f"{path.name}: the first cell must start with the chapter title"
+    assert re.search(r"\btime\b", first, re.IGNORECASE), (
+        f"{path.name}: the first cell gives no time estimate"
+    )
+    headings = [
+        line
+        for c in nb.cells
+        if c.cell_type == "markdown"
+        for line in c.source.splitlines()
+        if line.startswith("#")
+    ]
+    assert any("summary" in h.lower() for h in headings), f"{path.name}: no Summary heading"
+    assert any("exercise" in h.lower() for h in headings), f"{path.name}: no Exercises heading"
