@@ -22,6 +22,7 @@ from gastudy.data import AdditionDataset, BlobDataset, MicrobatchStream
 from gastudy.engine import Accumulator, UpdateResult
 from gastudy.groups import LAST_GROUP_POLICIES
 from gastudy.loss import check_normalization
+from gastudy.memory import device_probes
 from gastudy.models import build_model, task_of
 from gastudy.plan import BatchPlan
 from gastudy.precision import PRECISIONS
@@ -152,6 +153,9 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
         from tqdm.auto import tqdm
 
         bar = tqdm(total=total_updates, initial=engine.counters.updates_attempted, desc="updates", unit="update")
+    probes = device_probes()
+    for probe in probes.values():
+        probe.reset_peak()  # the record's peaks belong to this run's updates
     started = time.perf_counter()
     stopped = False
     for epoch in range(position["epoch"], config.epochs):
@@ -194,7 +198,8 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
         supervised_tokens=sum(r["supervised_tokens"] for r in per_replica),
         last_group={"policy": config.last_group, "accumulation_steps": config.accumulation_steps,
                     "groups": partials} if partials else None,
-        per_replica=per_replica, final_loss=results[-1].loss if results else None,
+        per_replica=per_replica, peak_memory_bytes={name: int(p.peak_bytes()) for name, p in probes.items()},
+        final_loss=results[-1].loss if results else None,
         seconds=round(time.perf_counter() - started, 3), seed=config.seed, device=str(engine.device),
         notes=[f"interrupted after {c.updates_attempted} updates (resume with --resume)"] if stopped else [],
     )

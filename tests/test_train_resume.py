@@ -23,6 +23,7 @@ def test_training_record_counts_and_last_group(policy, tmp_path):
     assert r.samples == (80 if policy == "keep" else 72)
     assert r.last_group["policy"] == policy and len(r.last_group["groups"]) == 2
     assert all(len(g["sample_ids"]) == 4 for g in r.last_group["groups"])  # one microbatch of 4 each epoch
+    assert r.peak_memory_bytes["cpu"] > 10 * 2**20  # the process peak: at least the interpreter and torch
     saved = json.loads((tmp_path / "run_record.json").read_text())
     assert saved["updates_applied"] == r.updates_applied
     assert "short last group (epoch 0)" in (tmp_path / "run_record.md").read_text()
