@@ -76,6 +76,7 @@ def train_config(args: argparse.Namespace):
         last_group=args.last_group, collate=args.collate, dataset_size=args.dataset_size, seed=args.seed,
         clip_grad_norm=args.clip if args.clip > 0 else None, stop_after_updates=args.stop_after_updates,
         checkpoint_every=args.checkpoint_every, out_dir=args.out, progress=not args.no_progress and not args.json,
+        device=args.device,
     )
 
 
@@ -129,6 +130,13 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replicas", "-D", type=int, default=1, help="D: data-parallel replicas (local processes)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    dp = p.add_argument_group("data parallel (with --replicas N or under torchrun)")
+    dp.add_argument("--sync-every-microbatch", dest="no_sync", action="store_false",
+                    help="all-reduce after every microbatch instead of once per update (to measure no_sync)")
+    dp.add_argument("--duplicates", default="raise", choices=("raise", "warn", "off"),
+                    help="what to do when replicas process the same sample ids")
+    dp.add_argument("--dist-timeout", type=float, default=None, metavar="SECONDS",
+                    help="timeout of every collective (default $GASTUDY_DIST_TIMEOUT or 60)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -163,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="folder for the run record and checkpoint")
     p.add_argument("--resume", action="store_true", help="continue from <out>/checkpoint.pt")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="cuda: one GPU per replica")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("lab", help="open the course in JupyterLab (prints the URL)")

@@ -10,6 +10,7 @@ The same function runs under ``torchrun``: pass data-parallel ``replicas``.
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -61,6 +62,7 @@ class TrainConfig:
     checkpoint_every: int = 0
     out_dir: str | None = None
     progress: bool = True
+    device: str = "cpu"
 
     def validate(self) -> TrainConfig:
         """Raise ``ValueError`` naming the bad field before anything runs; return self."""
@@ -72,6 +74,10 @@ class TrainConfig:
             raise ValueError(f"unknown last_group {self.last_group!r}; use 'keep' or 'drop'")
         if self.epochs < 1 or self.dataset_size < 1:
             raise ValueError(f"epochs and dataset_size must be ≥ 1, got {self.epochs} and {self.dataset_size}")
+        if self.device not in ("cpu", "cuda"):
+            raise ValueError(f"device must be 'cpu' or 'cuda', got {self.device!r}")
+        if self.device == "cuda" and not torch.cuda.is_available():
+            raise ValueError("device 'cuda' was asked for but torch sees no CUDA device; use --device cpu")
         if not self.lr > 0:
             raise ValueError(f"lr must be > 0, got {self.lr}")
         return self
@@ -126,6 +132,8 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
     task = task_of(config.model)
     torch.manual_seed(config.seed)
     model = build_model(config.model, seed=config.seed)
+    if config.device == "cuda":  # one GPU per replica: torchrun's LOCAL_RANK picks it
+        model.to(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
     model.train()
     stream = MicrobatchStream(make_dataset(config), config.micro_batch,
                               collate=config.collate if task == "causal" else "padded",
@@ -188,18 +196,23 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
             save_checkpoint(ckpt_path, engine, final_position, run_key)
 
     c = engine.counters
-    per_replica = replicas.gather({"rank": replicas.rank, "samples": c.samples, "supervised_tokens": c.supervised_tokens})
+    per_replica = replicas.gather({"rank": replicas.rank, "samples": c.samples, "supervised_tokens": c.supervised_tokens,
+                                   "microbatches": c.microbatches,
+                                   "last_loss": results[-1].loss if results else None})
+    last_losses = [r.pop("last_loss") for r in per_replica]
+    # each replica's loss is its share of the group loss × D, so the group loss is their mean
+    final_loss = sum(last_losses) / replicas.size if results and None not in last_losses else None
     record = RunRecord(
         model=config.model, task=task, micro_batch=config.micro_batch, accumulation_steps=config.accumulation_steps,
         replicas=replicas.size, effective_batch=config.micro_batch * config.accumulation_steps * replicas.size,
         precision=config.precision, normalization=config.normalization, last_group_policy=config.last_group,
         updates_attempted=c.updates_attempted, updates_applied=c.updates_applied, scheduler_steps=c.scheduler_steps,
-        microbatches=c.microbatches, samples=sum(r["samples"] for r in per_replica),
+        microbatches=sum(r["microbatches"] for r in per_replica), samples=sum(r["samples"] for r in per_replica),
         supervised_tokens=sum(r["supervised_tokens"] for r in per_replica),
         last_group={"policy": config.last_group, "accumulation_steps": config.accumulation_steps,
                     "groups": partials} if partials else None,
         per_replica=per_replica, peak_memory_bytes={name: int(p.peak_bytes()) for name, p in probes.items()},
-        final_loss=results[-1].loss if results else None,
+        final_loss=final_loss,
         seconds=round(time.perf_counter() - started, 3), seed=config.seed, device=str(engine.device),
         notes=[f"interrupted after {c.updates_attempted} updates (resume with --resume)"] if stopped else [],
     )

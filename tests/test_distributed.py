@@ -39,6 +39,7 @@ from gastudy.groups import build_group
 from gastudy.launch import LaunchTimeout, WorkerError, check_importable, launch_local, run_local
 from gastudy.loss import summed_loss
 from gastudy.models import build_model
+from gastudy.replicas import Replicas
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -52,6 +53,7 @@ TERMINATE = "terminate called"
 def two_rank_suite() -> dict:
     """Every 2-process measurement, in one process group."""
     return {
+        "protocol": isinstance(DDPReplicas(), Replicas),
         "plan": batch_plan(2, 4).to_dict(),
         "compare": compare_denominators_worker(micro_batch=2, accumulation_steps=4),
         "comm": count_allreduces_worker([(1, True), (4, True), (4, False)], updates=2),
@@ -212,6 +214,7 @@ def test_launcher_refuses_functions_workers_cannot_import():
 
 
 def test_clean_start_and_shutdown(two_ranks):
+    assert all(r["protocol"] for r in two_ranks.results)  # DDPReplicas is a gastudy Replicas
     assert [r["plan"]["replicas"] for r in two_ranks.results] == [2, 2]  # D = the world size
     assert two_ranks.results[0]["plan"]["effective_batch"] == 2 * 4 * 2
     assert two_ranks.returncodes == [0, 0]
