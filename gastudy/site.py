@@ -48,12 +48,12 @@ _CONTROLS_CSS = ("font-family:system-ui,sans-serif;font-size:.9rem;color:#444;ba
 
 
 class SiteBuildError(RuntimeError):
-    """A notebook failed while the static edition was being built; names the notebook."""
+    """A notebook failed while the static edition was being built; names the notebook. Course: all chapters."""
 
 
 @dataclass
 class Page:
-    """One built page: the notebook stem, its title, the sections it covers, the run time (s)."""
+    """One built page: the notebook stem, its title, the sections it covers (``SECTIONS``), the run time (s)."""
 
     name: str
     title: str
@@ -171,7 +171,7 @@ def flatten_widgets(nb: Any) -> int:
 
 # ----------------------------------------------------------------------------- execution
 def notebook_title(nb: Any, default: str) -> str:
-    """The first markdown heading of a notebook, without the ``#`` marks (else ``default``)."""
+    """The first markdown heading of a notebook, without the ``#`` marks (else ``default``). Course: all chapters."""
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             for line in cell.source.splitlines():
@@ -206,7 +206,7 @@ def execute_copy(path: Path, workdir: Path, timeout: int = 300, kernel_name: str
 
     The file at ``path`` is read once and never written. Widget state is stored so that
     :func:`flatten_widgets` can render the labs. Raises :class:`SiteBuildError` naming the
-    notebook and the failing cell's error when a cell raises.
+    notebook and the failing cell's error when a cell raises. Course: all chapters (static edition).
     """
     import nbformat
     from nbclient.exceptions import CellExecutionError
@@ -334,7 +334,7 @@ def build_site(out_dir: str | Path = "_site", notebooks_dir: str | Path = "noteb
 
 # ----------------------------------------------------------------------------- CLI
 def add_site_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``gastudy site`` on an ``argparse`` subparsers object; returns the parser."""
+    """Register ``gastudy site`` on an ``argparse`` subparsers object; returns the parser. Course: all chapters."""
     parser = subparsers.add_parser(
         "site", help="execute the course and write its static HTML edition",
         description="Execute a copy of every course notebook and write an HTML site (index + one "
@@ -348,7 +348,11 @@ def add_site_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def site_command(args: argparse.Namespace) -> int:
-    """Run :func:`build_site` from parsed ``gastudy site`` arguments; prints where the site is."""
+    """Run :func:`build_site` from parsed ``gastudy site`` arguments; prints where the site is.
+
+    Returns the exit status: 0 when the site was written, 1 when a notebook failed or the folder
+    is missing (the message says which). Course: all chapters (static edition).
+    """
     t0 = time.perf_counter()
     try:
         out = build_site(args.out, args.notebooks, names=args.only, timeout=args.timeout)
