@@ -10,12 +10,11 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import torch
 
-from gastudy.course.start import show_table
+from gastudy.course.start import int_slider, show_figure, show_table
 from gastudy.course.widgets import Lab
 from gastudy.data import BlobDataset, MicrobatchStream
 from gastudy.engine import Accumulator
@@ -31,6 +30,7 @@ class EffectiveBatchResult:
     ``per_replica_ids[r]`` are the ids rank r processes in update 1 (m·A of them);
     ``distinct`` is the number of different ids over all replicas (= m·A·D when sharded);
     ``naive_count`` is what multiplying by *every device* would claim (m·A·devices).
+    Course: MB-2.
     """
 
     plan: BatchPlan
@@ -47,8 +47,12 @@ def shard_first_update(plan: BatchPlan, seed: int = 0) -> list[list[int]]:
     samples, so they do not appear here. Course: MB-2.
     """
     dataset = BlobDataset(plan.effective_batch, seed=seed)
-    return [MicrobatchStream(dataset, plan.micro_batch, seed=seed, replicas=plan.replicas, rank=r).indices()
-            [: plan.per_replica] for r in range(plan.replicas)]
+    return [
+        MicrobatchStream(
+            dataset, plan.micro_batch, seed=seed, replicas=plan.replicas, rank=r
+        ).indices()[: plan.per_replica]
+        for r in range(plan.replicas)
+    ]
 
 
 class EffectiveBatchLab(Lab):
@@ -57,34 +61,53 @@ class EffectiveBatchLab(Lab):
     Controls: ``micro_batch`` (m), ``accumulation_steps`` (A), ``replicas`` (D),
     ``tensor_parallel`` and ``pipeline_parallel``. ``result.plan.effective_batch`` is m·A·D,
     ``result.distinct`` the counted number of distinct samples in one update.
+    Course: MB-2.
     """
 
     title = "MB-2 · effective batch calculator"
 
-    def __init__(self, micro_batch: int = 2, accumulation_steps: int = 8, replicas: int = 2,
-                 tensor_parallel: int = 1, pipeline_parallel: int = 1):
-        import ipywidgets as w
-
+    def __init__(
+        self,
+        micro_batch: int = 2,
+        accumulation_steps: int = 8,
+        replicas: int = 2,
+        tensor_parallel: int = 1,
+        pipeline_parallel: int = 1,
+    ):
         super().__init__(
-            micro_batch=w.IntSlider(value=micro_batch, min=1, max=16, description="m"),
-            accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=16, description="A"),
-            replicas=w.IntSlider(value=replicas, min=1, max=8, description="D (replicas)"),
-            tensor_parallel=w.IntSlider(value=tensor_parallel, min=1, max=4, description="tensor ∥"),
-            pipeline_parallel=w.IntSlider(value=pipeline_parallel, min=1, max=4, description="pipeline ∥"),
+            micro_batch=int_slider(micro_batch, 1, 16, "m"),
+            accumulation_steps=int_slider(accumulation_steps, 1, 16, "A"),
+            replicas=int_slider(replicas, 1, 8, "D (replicas)"),
+            tensor_parallel=int_slider(tensor_parallel, 1, 4, "tensor ∥"),
+            pipeline_parallel=int_slider(pipeline_parallel, 1, 4, "pipeline ∥"),
         )
 
-    def compute(self, micro_batch: int, accumulation_steps: int, replicas: int, tensor_parallel: int,
-                pipeline_parallel: int) -> EffectiveBatchResult:
-        plan = BatchPlan(micro_batch, accumulation_steps, replicas, tensor_parallel, pipeline_parallel)
+    def compute(
+        self,
+        micro_batch: int,
+        accumulation_steps: int,
+        replicas: int,
+        tensor_parallel: int,
+        pipeline_parallel: int,
+    ) -> EffectiveBatchResult:
+        plan = BatchPlan(
+            micro_batch, accumulation_steps, replicas, tensor_parallel, pipeline_parallel
+        )
         ids = shard_first_update(plan)
-        return EffectiveBatchResult(plan, ids, len({i for r in ids for i in r}),
-                                    micro_batch * accumulation_steps * plan.devices)
+        return EffectiveBatchResult(
+            plan,
+            ids,
+            len({i for r in ids for i in r}),
+            micro_batch * accumulation_steps * plan.devices,
+        )
 
     def widget(self):
         import ipywidgets as w
 
         sliders = list(self.controls.values())
-        return w.VBox([w.HTML(f"<b>{self.title}</b>"), w.HBox(sliders[:3]), w.HBox(sliders[3:]), self.output])
+        return w.VBox(
+            [w.HTML(f"<b>{self.title}</b>"), w.HBox(sliders[:3]), w.HBox(sliders[3:]), self.output]
+        )
 
     def render(self, r: EffectiveBatchResult) -> None:
         import matplotlib.pyplot as plt
@@ -92,11 +115,15 @@ class EffectiveBatchLab(Lab):
 
         p = r.plan
         print(p.describe())
-        print(f"counted: {r.distinct} distinct samples in update 1; each replica's share: "
-              f"{[len(ids) for ids in r.per_replica_ids]}")
+        print(
+            f"counted: {r.distinct} distinct samples in update 1; each replica's share: "
+            f"{[len(ids) for ids in r.per_replica_ids]}"
+        )
         if p.devices > p.replicas:
-            print(f"wrong: counting all {p.devices} devices as replicas would claim {r.naive_count} "
-                  f"samples per update — tensor/pipeline devices split one model, they add no samples.")
+            print(
+                f"wrong: counting all {p.devices} devices as replicas would claim {r.naive_count} "
+                "samples per update — tensor/pipeline devices split one model, they add no samples."
+            )
         fig, ax = plt.subplots(figsize=(min(12, 1.6 * p.replicas + 2), 2.2))
         tp, pp = p.tensor_parallel, p.pipeline_parallel
         for rep in range(p.replicas):
@@ -104,22 +131,38 @@ class EffectiveBatchLab(Lab):
             ax.add_patch(Rectangle((x0, 0), 1.2, 1.2, fill=False, lw=2, ec="tab:blue"))
             for i in range(tp):
                 for j in range(pp):
-                    ax.add_patch(Rectangle((x0 + 0.1 + i * 1.0 / tp, 0.1 + j * 0.8 / pp), 0.9 / tp, 0.7 / pp,
-                                           color="tab:gray", alpha=0.5))
-            ax.text(x0 + 0.6, 1.3, f"replica {rep}\n{len(r.per_replica_ids[rep])} samples", ha="center", fontsize=8)
+                    ax.add_patch(
+                        Rectangle(
+                            (x0 + 0.1 + i * 1.0 / tp, 0.1 + j * 0.8 / pp),
+                            0.9 / tp,
+                            0.7 / pp,
+                            color="tab:gray",
+                            alpha=0.5,
+                        )
+                    )
+            ax.text(
+                x0 + 0.6,
+                1.3,
+                f"replica {rep}\n{len(r.per_replica_ids[rep])} samples",
+                ha="center",
+                fontsize=8,
+            )
         ax.set_xlim(-0.2, p.replicas * 1.5)
         ax.set_ylim(0, 1.8)
         ax.axis("off")
-        ax.set_title(f"{p.devices} devices (grey) = D {p.replicas} × tensor {tp} × pipeline {pp}; "
-                     f"{p.effective_batch} samples per update", fontsize=9)
-        plt.show()
-        plt.close(fig)
+        ax.set_title(
+            f"{p.devices} devices (grey) = D {p.replicas} × tensor {tp} × pipeline {pp}; "
+            f"{p.effective_batch} samples per update",
+            fontsize=9,
+        )
+        show_figure(fig)
 
 
 # ------------------------------------------------------------------ the product ranks nothing
 @dataclass
 class SameProductResult:
-    """Every m × A split of ``target``: bytes one microbatch keeps, seconds per update."""
+    """Every m × A split of ``target``: bytes one microbatch keeps, seconds per update.
+    Course: MB-2."""
 
     target: int
     rows: list[dict]
@@ -131,17 +174,15 @@ class SameProductResult:
         return max(values) / min(values)
 
 
-def time_update(model: torch.nn.Module, microbatches: list[dict], repeats: int = 2) -> float:
-    """Best-of-``repeats`` wall time (s) of one engine update over ``microbatches`` (SGD)."""
+def update_seconds(model: torch.nn.Module, microbatches: list[dict], repeats: int = 3) -> float:
+    """Median wall time (s) of one engine update over ``microbatches`` (SGD), measured with
+    :func:`gastudy.timing.time_update` (one warm-up call). Course: MB-2."""
+    from gastudy.timing import time_update
+
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     engine = Accumulator(model, optimizer, accumulation_steps=len(microbatches))
     group = build_group(0, microbatches, len(microbatches))
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        engine.update(group)
-        best = min(best, time.perf_counter() - start)
-    return best
+    return time_update(lambda: engine.update(group), warmup=1, repeats=repeats).median_s
 
 
 class SameProductLab(Lab):
@@ -150,6 +191,7 @@ class SameProductLab(Lab):
     For every power-of-two m dividing ``target`` (D = 1) the lab measures the bytes one
     microbatch keeps for backward (:func:`gastudy.memory.saved_bytes`) and the wall time of
     one real update. ``result.memory_spread`` is the largest/smallest memory ratio.
+    Course: MB-2.
     """
 
     title = "MB-2 · same m·A, different memory and time"
@@ -157,8 +199,10 @@ class SameProductLab(Lab):
     def __init__(self, target: int = 32, seq_len: int = 16):
         import ipywidgets as w
 
-        super().__init__(target=w.Dropdown(options=[8, 16, 32, 64], value=target, description="m·A"),
-                         seq_len=w.IntSlider(value=seq_len, min=8, max=32, step=8, description="sequence"))
+        super().__init__(
+            target=w.Dropdown(options=[8, 16, 32, 64], value=target, description="m·A"),
+            seq_len=int_slider(seq_len, 8, 32, "sequence", step=8),
+        )
 
     def compute(self, target: int, seq_len: int) -> SameProductResult:
         from gastudy.memory import saved_bytes, synthetic_microbatches
@@ -170,8 +214,15 @@ class SameProductLab(Lab):
         while m <= target:
             A = target // m
             mbs = synthetic_microbatches(model, m, A, seq_len)
-            rows.append({"m": m, "A": A, "m·A": m * A, "saved KiB": saved_bytes(model, mbs[0]).total / 1024,
-                         "ms per update": 1000 * time_update(model, mbs)})
+            rows.append(
+                {
+                    "m": m,
+                    "A": A,
+                    "m·A": m * A,
+                    "saved KiB": saved_bytes(model, mbs[0]).total / 1024,
+                    "ms per update": 1000 * update_seconds(model, mbs),
+                }
+            )
             m *= 2
         return SameProductResult(target, rows)
 
@@ -188,6 +239,4 @@ class SameProductLab(Lab):
         for ax in (a, b):
             ax.set_xlabel("m × A")
             ax.tick_params(axis="x", labelsize=7)
-        fig.tight_layout()
-        plt.show()
-        plt.close(fig)
+        show_figure(fig)

@@ -21,41 +21,74 @@ from gastudy.course.widgets import Lab
 
 # term → (definition in the course's words, the library object that implements it)
 GLOSSARY: dict[str, tuple[str, str]] = {
-    "microbatch": ("The samples one replica pushes through one forward pass (m of them). Memory is "
-                   "spent per microbatch.", "gastudy.data.MicrobatchStream"),
-    "backward pass": ("Computes one microbatch's contribution to the gradients and ADDS it to the "
-                      "gradient tensors; it never changes the parameters.", "gastudy.precision.Precision.backward"),
-    "group": ("The A microbatches whose contributions make one update. Its boundaries, sample ids and "
-              "denominator are fixed before its first backward.", "gastudy.groups.Group"),
-    "update": ("One optimizer step: the parameters change once per group, then the gradients are "
-               "zeroed.", "gastudy.engine.Accumulator.update"),
-    "accumulation steps (A)": ("Microbatches per group (the framework knob 'gradient accumulation "
-                               "steps').", "gastudy.plan.BatchPlan.accumulation_steps"),
-    "replica": ("One data-parallel copy of the model processing its own share of the samples (D of "
-                "them). Devices splitting ONE model (tensor/pipeline parallel) are not replicas.",
-                "gastudy.replicas.Replicas"),
-    "effective batch": ("Samples per update over all replicas: m × A × D. A count, not a memory or "
-                        "speed ranking.", "gastudy.plan.BatchPlan.effective_batch"),
-    "supervised items": ("Positions that have a target and enter the loss: not padding, not -100, "
-                         "and for a causal LM not the first position of a sequence.",
-                         "gastudy.counting.count_supervised"),
-    "denominator": ("The supervised items of the whole group (all microbatches, all replicas); the "
-                    "summed loss is divided by it exactly once.", "gastudy.replicas.SingleReplica.group_denominator"),
-    "normalization": ("What the summed loss is divided by: tokens (correct), steps (÷ A) or mean "
-                      "(mean of microbatch means).", "gastudy.loss.NORMALIZATIONS"),
-    "attempted update": ("An optimizer step that was tried; a gradient scaler may skip it.",
-                         "gastudy.engine.Counters.updates_attempted"),
-    "applied update": ("An attempted step that really changed the parameters. The scheduler follows "
-                       "these.", "gastudy.engine.Counters.updates_applied"),
-    "partial group": ("A last group with fewer than A microbatches: kept with its true denominator or "
-                      "dropped, and its samples recorded.", "gastudy.groups.PartialGroupRecord"),
+    "microbatch": (
+        "The samples one replica pushes through one forward pass (m of them). Memory is "
+        "spent per microbatch.",
+        "gastudy.data.MicrobatchStream",
+    ),
+    "backward pass": (
+        "Computes one microbatch's contribution to the gradients and ADDS it to the "
+        "gradient tensors; it never changes the parameters.",
+        "gastudy.precision.Precision.backward",
+    ),
+    "group": (
+        "The A microbatches whose contributions make one update. Its boundaries, sample ids and "
+        "denominator are fixed before its first backward.",
+        "gastudy.groups.Group",
+    ),
+    "update": (
+        "One optimizer step: the parameters change once per group, then the gradients are zeroed.",
+        "gastudy.engine.Accumulator.update",
+    ),
+    "accumulation steps (A)": (
+        "Microbatches per group (the framework knob 'gradient accumulation steps').",
+        "gastudy.plan.BatchPlan.accumulation_steps",
+    ),
+    "replica": (
+        "One data-parallel copy of the model processing its own share of the samples (D of "
+        "them). Devices splitting ONE model (tensor/pipeline parallel) are not replicas.",
+        "gastudy.replicas.Replicas",
+    ),
+    "effective batch": (
+        "Samples per update over all replicas: m × A × D. A count, not a memory or speed ranking.",
+        "gastudy.plan.BatchPlan.effective_batch",
+    ),
+    "supervised items": (
+        "Positions that have a target and enter the loss: not padding, not -100, "
+        "and for a causal LM not the first position of a sequence.",
+        "gastudy.counting.count_supervised",
+    ),
+    "denominator": (
+        "The supervised items of the whole group (all microbatches, all replicas); the "
+        "summed loss is divided by it exactly once.",
+        "gastudy.replicas.SingleReplica.group_denominator",
+    ),
+    "normalization": (
+        "What the summed loss is divided by: tokens (correct), steps (÷ A) or mean "
+        "(mean of microbatch means).",
+        "gastudy.loss.NORMALIZATIONS",
+    ),
+    "attempted update": (
+        "An optimizer step that was tried; a gradient scaler may skip it.",
+        "gastudy.engine.Counters.updates_attempted",
+    ),
+    "applied update": (
+        "An attempted step that really changed the parameters. The scheduler follows these.",
+        "gastudy.engine.Counters.updates_applied",
+    ),
+    "partial group": (
+        "A last group with fewer than A microbatches: kept with its true denominator or "
+        "dropped, and its samples recorded.",
+        "gastudy.groups.PartialGroupRecord",
+    ),
 }
 
 
 def resolve(dotted: str) -> Any:
     """Import and return the object named by a dotted path (``module.attr.attr``).
 
-    Raises ``ImportError``/``AttributeError`` naming the missing part. Course: glossary.
+    A dataclass field without a default resolves to its ``dataclasses.Field``. Raises
+    ``ImportError``/``AttributeError`` naming the missing part. Course: 00_start_here (glossary).
     """
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
@@ -64,13 +97,15 @@ def resolve(dotted: str) -> Any:
         except ModuleNotFoundError:
             continue
         for attr in parts[cut:]:
-            obj = getattr(obj, attr)
+            fields = getattr(obj, "__dataclass_fields__", {})
+            obj = fields[attr] if attr in fields and not hasattr(obj, attr) else getattr(obj, attr)
         return obj
     raise ImportError(f"no importable module in {dotted!r}")
 
 
 def environment() -> dict[str, Any]:
-    """What this kernel runs on: versions, threads, CPU/GPU (the course's environment check)."""
+    """What this kernel runs on: versions, threads, CPU/GPU (the course's environment check).
+    Course: 00_start_here (the map of all sections)."""
     info: dict[str, Any] = {
         "python": platform.python_version(),
         "torch": torch.__version__,
@@ -88,17 +123,23 @@ def environment() -> dict[str, Any]:
 
 
 def gpu_note() -> str:
-    """One sentence saying what the course shows differently with a GPU (or that it has one)."""
+    """One sentence saying what the course shows differently with a GPU (or that it has one).
+    Course: 00_start_here (the map of all sections)."""
     if torch.cuda.is_available():
-        return ("A GPU is present: chapters 08 and 09 also measure device memory (torch.cuda peaks) "
-                "and the time cost of offloading.")
-    return ("No GPU: every number in the course is measured on the CPU. Memory is measured as bytes "
-            "saved for backward (the same quantity a GPU allocator would hold); GPU-only effects "
-            "(offload copies, device peaks) are explained and skipped.")
+        return (
+            "A GPU is present: chapters 08 and 09 also measure device memory (torch.cuda peaks) "
+            "and the time cost of offloading."
+        )
+    return (
+        "No GPU: every number in the course is measured on the CPU. Memory is measured as bytes "
+        "saved for backward (the same quantity a GPU allocator would hold); GPU-only effects "
+        "(offload copies, device peaks) are explained and skipped."
+    )
 
 
 def show_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """Print (and return) ``rows`` as an aligned text table; floats with 4 significant digits."""
+    """Print (and return) ``rows`` as an aligned text table; floats with 4 significant digits.
+    Course: 00_start_here (the map of all sections)."""
     if not rows:
         print("(no rows)")
         return "(no rows)"
@@ -109,17 +150,51 @@ def show_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = N
 
     cells = [[fmt(r.get(c, "")) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)),
-             "  ".join("-" * w for w in widths)]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(columns, widths)),
+        "  ".join("-" * w for w in widths),
+    ]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
     text = "\n".join(lines)
     print(text)
     return text
 
 
+def int_slider(value: int, low: int, high: int, label: str, step: int = 1) -> Any:
+    """An ``ipywidgets.IntSlider`` from ``low`` to ``high`` whose label is shown in full (all labs)."""
+    import ipywidgets as w
+
+    return w.IntSlider(
+        value=value,
+        min=low,
+        max=high,
+        step=step,
+        description=label,
+        style={"description_width": "initial"},
+    )
+
+
+def show_figure(fig: Any, integer_x: bool = False) -> None:
+    """Lay out, show and close a matplotlib figure (every lab's last drawing step).
+
+    ``integer_x`` puts only whole-number ticks on every x-axis (counts of updates,
+    microbatches, groups).
+    Course: 00_start_here (the map of all sections)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    if integer_x:
+        for ax in fig.axes:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    fig.tight_layout()
+    plt.show()
+    plt.close(fig)
+
+
 @dataclass
 class SectionMap:
-    """Rows of the section map shown by :class:`SectionMapLab`."""
+    """Rows of the section map shown by :class:`SectionMapLab`.
+    Course: 00_start_here (the map of all sections)."""
 
     rows: list[dict[str, str]]
     missing_notebooks: list[str]
@@ -137,12 +212,18 @@ class SectionMapLab(Lab):
     def __init__(self) -> None:
         import ipywidgets as w
 
-        super().__init__(document=w.Dropdown(options=["all", "GA", "CK", "MB"], value="all",
-                                             description="document"))
+        super().__init__(
+            document=w.Dropdown(
+                options=["all", "GA", "CK", "MB"], value="all", description="document"
+            )
+        )
 
     def compute(self, document: str) -> SectionMap:
-        rows = [{"section": s, "title": title, "notebook": nb} for s, (title, nb) in SECTIONS.items()
-                if document == "all" or s.startswith(document + "-")]
+        rows = [
+            {"section": s, "title": title, "notebook": nb}
+            for s, (title, nb) in SECTIONS.items()
+            if document == "all" or s.startswith(document + "-")
+        ]
         return SectionMap(rows, [s for s, (_, nb) in SECTIONS.items() if nb not in NOTEBOOKS])
 
     def render(self, result: SectionMap) -> None:
@@ -151,7 +232,8 @@ class SectionMapLab(Lab):
 
 @dataclass
 class GlossaryEntry:
-    """One glossary term, its definition, its library object and whether that object imports."""
+    """One glossary term, its definition, its library object and whether that object imports.
+    Course: 00_start_here (the map of all sections)."""
 
     term: str
     definition: str
@@ -161,14 +243,17 @@ class GlossaryEntry:
 
 
 class GlossaryLab(Lab):
-    """Look a term up; the lab imports the library object that implements it (``result.found``)."""
+    """Look a term up; the lab imports the library object that implements it (``result.found``).
+    Course: 00_start_here (the map of all sections)."""
 
     title = "Glossary: the course's words are the library's words"
 
     def __init__(self) -> None:
         import ipywidgets as w
 
-        super().__init__(term=w.Dropdown(options=list(GLOSSARY), value="microbatch", description="term"))
+        super().__init__(
+            term=w.Dropdown(options=list(GLOSSARY), value="microbatch", description="term")
+        )
 
     def compute(self, term: str) -> GlossaryEntry:
         definition, where = GLOSSARY[term]
@@ -180,12 +265,15 @@ class GlossaryLab(Lab):
         return GlossaryEntry(term, definition, where, found, kind)
 
     def render(self, result: GlossaryEntry) -> None:
-        print(f"{result.term}: {result.definition}\n  in the code: {result.where} "
-              f"({'found, ' + result.kind if result.found else 'NOT FOUND'})")
+        print(
+            f"{result.term}: {result.definition}\n  in the code: {result.where} "
+            f"({'found, ' + result.kind if result.found else 'NOT FOUND'})"
+        )
 
 
 def glossary_objects_found() -> dict[str, bool]:
-    """For every glossary term, whether its library object imports (all must be True)."""
+    """For every glossary term, whether its library object imports (all must be True).
+    Course: 00_start_here (the map of all sections)."""
     found = {}
     for term, (_, where) in GLOSSARY.items():
         try:

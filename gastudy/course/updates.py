@@ -15,13 +15,13 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import nn
 
-from gastudy.course.start import show_table
+from gastudy.course.start import int_slider, show_figure, show_table
 from gastudy.course.widgets import Lab
 from gastudy.data import MicrobatchStream
 from gastudy.engine import Accumulator, model_inputs
@@ -40,17 +40,18 @@ DTYPES = {"float64": (torch.float64, "fp64"), "float32": (torch.float32, "fp32")
 
 
 def gradient_snapshot(model: nn.Module) -> dict[str, torch.Tensor]:
-    """A copy of every parameter's current ``.grad`` by name (parameters without one skipped)."""
+    """A copy of every parameter's current ``.grad`` by name (parameters without one skipped).
+    Course: GA-1, MB-1."""
     return {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
 
 
 def parameter_snapshot(model: nn.Module) -> dict[str, torch.Tensor]:
-    """A copy of every parameter's value by name."""
+    """A copy of every parameter's value by name. Course: MB-1."""
     return {n: p.detach().clone() for n, p in model.named_parameters()}
 
 
 def total_norm(tensors: dict[str, torch.Tensor]) -> float:
-    """Euclidean norm over all tensors together (float64)."""
+    """Euclidean norm over all tensors together (float64). Course: GA-1."""
     return float(torch.sqrt(sum((t.double() ** 2).sum() for t in tensors.values())))
 
 
@@ -61,6 +62,7 @@ class GroupReplay:
     ``partial_sums[k]`` holds the gradient tensors after k+1 backward passes (G1 + … + Gk+1);
     ``items`` the supervised items per microbatch; ``denominator`` their sum (fixed before the
     first backward); ``params_unchanged`` whether the parameters stayed fixed through the group.
+    Course: GA-1, MB-1.
     """
 
     partial_sums: list[dict[str, torch.Tensor]]
@@ -70,8 +72,12 @@ class GroupReplay:
     params_unchanged: bool
 
 
-def play_group(model: nn.Module, microbatches: list[dict[str, torch.Tensor]], task: str = "causal",
-               normalization: str = "tokens") -> GroupReplay:
+def play_group(
+    model: nn.Module,
+    microbatches: list[dict[str, torch.Tensor]],
+    task: str = "causal",
+    normalization: str = "tokens",
+) -> GroupReplay:
     """Run one group's forward/backward passes by hand and snapshot the gradients after each.
 
     Each microbatch's loss is the engine's own normalized contribution
@@ -80,8 +86,13 @@ def play_group(model: nn.Module, microbatches: list[dict[str, torch.Tensor]], ta
     ``model.zero_grad`` afterwards). Course: GA-1, MB-1.
     """
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0)  # never stepped here
-    engine = Accumulator(model, optimizer, accumulation_steps=len(microbatches), task=task,
-                         normalization=normalization)
+    engine = Accumulator(
+        model,
+        optimizer,
+        accumulation_steps=len(microbatches),
+        task=task,
+        normalization=normalization,
+    )
     group = build_group(0, microbatches, len(microbatches), task)
     denominator = engine.replicas.group_denominator(group)  # known before the first backward
     before = parameter_snapshot(model)
@@ -97,23 +108,33 @@ def play_group(model: nn.Module, microbatches: list[dict[str, torch.Tensor]], ta
     return GroupReplay(sums, group.items, samples, denominator, unchanged)
 
 
-def engine_gradient(model: nn.Module, microbatches: list[dict[str, torch.Tensor]], task: str = "causal",
-                    normalization: str = "tokens") -> dict[str, torch.Tensor]:
+def engine_gradient(
+    model: nn.Module,
+    microbatches: list[dict[str, torch.Tensor]],
+    task: str = "causal",
+    normalization: str = "tokens",
+    accumulation_steps: int | None = None,
+) -> dict[str, torch.Tensor]:
     """The gradient :meth:`Accumulator.update` hands to the optimizer for these microbatches.
 
-    Runs a real update on ``model`` (SGD, lr 0.1) and returns the gradients seen at the step.
+    Runs one real update on ``model`` (SGD, lr 0.1; A defaults to the number of microbatches,
+    a larger A makes them a short group) and returns the gradients seen at the step.
+    Course: GA-1, MB-4.
     """
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    engine = Accumulator(model, optimizer, accumulation_steps=len(microbatches), task=task,
-                         normalization=normalization)
+    A = accumulation_steps or len(microbatches)
+    engine = Accumulator(
+        model, optimizer, accumulation_steps=A, task=task, normalization=normalization
+    )
     with watch_steps(model, optimizer) as watch:
-        engine.update(build_group(0, microbatches, len(microbatches), task))
+        engine.update(build_group(0, microbatches, A, task))
     return watch.gradients
 
 
 @dataclass
 class StepDiagramResult:
-    """GA-1 measured: per-step rows, the final gap to the big batch and its tolerance."""
+    """GA-1 measured: per-step rows, the final gap to the big batch and its tolerance.
+    Course: GA-1."""
 
     rows: list[dict[str, Any]]
     big_batch_norm: float
@@ -135,6 +156,7 @@ class StepDiagramLab(Lab):
     (variable-length addition problems, token-normalized), against ``result.tolerance``
     (:data:`gastudy.verify.TOLERANCES`). ``result.engine_diff`` is the gap between the replay
     and what the engine's ``update`` gave the optimizer (0 when they are the same computation).
+    Course: GA-1, MB-1.
     """
 
     title = "GA-1 · accumulate A microbatches of m, compare with one batch of m·A"
@@ -143,8 +165,8 @@ class StepDiagramLab(Lab):
         import ipywidgets as w
 
         super().__init__(
-            micro_batch=w.IntSlider(value=micro_batch, min=1, max=16, description="m"),
-            accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=8, description="A"),
+            micro_batch=int_slider(micro_batch, 1, 16, "m"),
+            accumulation_steps=int_slider(accumulation_steps, 1, 8, "A"),
             dtype=w.Dropdown(options=list(DTYPES), value=dtype, description="dtype"),
         )
 
@@ -157,23 +179,47 @@ class StepDiagramLab(Lab):
         rows, seen = [], 0
         for k, (grads, items) in enumerate(zip(replay.partial_sums, replay.items), 1):
             seen += items
-            rows.append({"step": k, "grads": " + ".join(f"G{j}" for j in range(1, k + 1)) if k <= 4
-                         else f"G1 + … + G{k}", "samples": replay.samples[k - 1], "items": items,
-                         "items so far": seen, "norm": total_norm(grads),
-                         "rel. gap to big batch": compare_gradients(grads, ref)[1]})
+            rows.append(
+                {
+                    "step": k,
+                    "grads": " + ".join(f"G{j}" for j in range(1, k + 1))
+                    if k <= 4
+                    else f"G1 + … + G{k}",
+                    "samples": replay.samples[k - 1],
+                    "items": items,
+                    "items so far": seen,
+                    "norm": total_norm(grads),
+                    "rel. gap to big batch": compare_gradients(grads, ref)[1],
+                }
+            )
         max_abs, max_rel = compare_gradients(replay.partial_sums[-1], ref)
-        engine_diff = compare_gradients(engine_gradient(copy.deepcopy(model), mbs), replay.partial_sums[-1])[0]
-        return StepDiagramResult(rows, total_norm(ref), max_abs, max_rel, TOLERANCES[key],
-                                 replay.params_unchanged, engine_diff, micro_batch, accumulation_steps, dtype)
+        engine_diff = compare_gradients(
+            engine_gradient(copy.deepcopy(model), mbs), replay.partial_sums[-1]
+        )[0]
+        return StepDiagramResult(
+            rows,
+            total_norm(ref),
+            max_abs,
+            max_rel,
+            TOLERANCES[key],
+            replay.params_unchanged,
+            engine_diff,
+            micro_batch,
+            accumulation_steps,
+            dtype,
+        )
 
     def render(self, r: StepDiagramResult) -> None:
         import matplotlib.pyplot as plt
 
         show_table(r.rows)
-        print(f"→ optimizer.step() with G1+…+G{r.accumulation_steps} (= one batch of "
-              f"{r.micro_batch * r.accumulation_steps}), then zero_grad().   max |Δ| = {r.max_abs_diff:.3g}, "
-              f"relative {r.max_rel_diff:.3g} (tolerance {r.tolerance:g} in {r.dtype}); parameters "
-              f"{'unchanged' if r.params_unchanged else 'CHANGED'} during the group")
+        print(
+            f"→ optimizer.step() with G1+…+G{r.accumulation_steps} (= one batch of "
+            f"{r.micro_batch * r.accumulation_steps}), then zero_grad().   "
+            f"max |Δ| = {r.max_abs_diff:.3g}, "
+            f"relative {r.max_rel_diff:.3g} (tolerance {r.tolerance:g} in {r.dtype}); parameters "
+            f"{'unchanged' if r.params_unchanged else 'CHANGED'} during the group"
+        )
         fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.2))
         steps = [row["step"] for row in r.rows]
         a.bar(steps, [row["norm"] for row in r.rows], color="tab:blue", label="‖G1+…+Gk‖")
@@ -186,9 +232,7 @@ class StepDiagramLab(Lab):
         b.set_xlabel("backward passes so far (k)")
         b.set_title("relative gap to the big-batch gradient")
         b.legend(fontsize=8)
-        fig.tight_layout()
-        plt.show()
-        plt.close(fig)
+        show_figure(fig, integer_x=True)
 
 
 # ------------------------------------------------------------------ GA-1: activation memory
@@ -197,7 +241,8 @@ SPLITS = ["1×32", "2×16", "4×8", "8×4", "16×2", "32×1"]  # A × m, 32 samp
 
 @dataclass
 class ActivationMemoryResult:
-    """Saved-for-backward bytes of the largest microbatch, per A×m split of the same samples."""
+    """Saved-for-backward bytes of the largest microbatch, per A×m split of the same samples.
+    Course: GA-1."""
 
     bytes_by_split: dict[str, int]
     selected: str
@@ -212,6 +257,7 @@ class ActivationMemoryLab(Lab):
     autograd keeps for backward (:func:`gastudy.memory.saved_bytes`); the split's peak is the
     largest microbatch's. ``result.ratio_1x32_to_4x8`` is about 4: one batch of 32 keeps four
     times what one microbatch of 8 keeps.
+    Course: GA-1.
     """
 
     title = "GA-1 · activation memory of one microbatch: A×m splits of 32 samples"
@@ -220,8 +266,10 @@ class ActivationMemoryLab(Lab):
         import ipywidgets as w
 
         self._cache: dict[int, dict[str, int]] = {}
-        super().__init__(split=w.Dropdown(options=SPLITS, value=split, description="A×m"),
-                         seq_len=w.IntSlider(value=seq_len, min=8, max=32, step=8, description="sequence"))
+        super().__init__(
+            split=w.Dropdown(options=SPLITS, value=split, description="A×m"),
+            seq_len=int_slider(seq_len, 8, 32, "sequence", step=8),
+        )
 
     def compute(self, split: str, seq_len: int) -> ActivationMemoryResult:
         from gastudy.memory import saved_bytes, synthetic_microbatches
@@ -248,17 +296,18 @@ class ActivationMemoryLab(Lab):
         ax.bar(names, kib, color=["tab:orange" if n == r.selected else "tab:gray" for n in names])
         ax.set_xlabel("A × m (same 32 samples)")
         ax.set_ylabel("KiB saved for backward")
-        ax.set_title(f"sequence {r.seq_len}: {r.selected} keeps {format_bytes(r.bytes_by_split[r.selected])}")
-        fig.tight_layout()
-        plt.show()
-        plt.close(fig)
+        ax.set_title(
+            f"sequence {r.seq_len}: {r.selected} keeps {format_bytes(r.bytes_by_split[r.selected])}"
+        )
+        show_figure(fig)
         print(f"1×32 keeps {r.ratio_1x32_to_4x8:.2f}× what 4×8 keeps per microbatch.")
 
 
 # ------------------------------------------------------------------ GA-3: the two knobs
 @dataclass
 class KnobsResult:
-    """GA-3: the plan for the two knobs and the groups a real stream produces with them."""
+    """GA-3: the plan for the two knobs and the groups a real stream produces with them.
+    Course: GA-3."""
 
     plan: BatchPlan
     dataset_size: int
@@ -272,40 +321,61 @@ class KnobsLab(Lab):
 
     The lab builds the real microbatch stream and groups of a small data set with those knobs;
     ``result.group_samples`` lists the samples in every update (m·A, the last one maybe fewer).
+    Course: GA-3.
     """
 
     title = "GA-3 · the two knobs, and the groups they make"
 
-    def __init__(self, per_device_train_batch_size: int = 8, gradient_accumulation_steps: int = 4,
-                 dataset_size: int = 100):
-        import ipywidgets as w
-
+    def __init__(
+        self,
+        per_device_train_batch_size: int = 8,
+        gradient_accumulation_steps: int = 4,
+        dataset_size: int = 100,
+    ):
         super().__init__(
-            per_device_train_batch_size=w.IntSlider(value=per_device_train_batch_size, min=1, max=32,
-                                                    description="batch/dev", style={"description_width": "initial"}),
-            gradient_accumulation_steps=w.IntSlider(value=gradient_accumulation_steps, min=1, max=16,
-                                                    description="acc. steps", style={"description_width": "initial"}),
-            dataset_size=w.IntSlider(value=dataset_size, min=10, max=300, step=10, description="samples"),
+            per_device_train_batch_size=int_slider(per_device_train_batch_size, 1, 32, "batch/dev"),
+            gradient_accumulation_steps=int_slider(
+                gradient_accumulation_steps, 1, 16, "acc. steps"
+            ),
+            dataset_size=int_slider(dataset_size, 10, 300, "samples", step=10),
         )
 
-    def compute(self, per_device_train_batch_size: int, gradient_accumulation_steps: int,
-                dataset_size: int) -> KnobsResult:
+    def compute(
+        self, per_device_train_batch_size: int, gradient_accumulation_steps: int, dataset_size: int
+    ) -> KnobsResult:
         from gastudy.data import BlobDataset
 
         plan = BatchPlan(per_device_train_batch_size, gradient_accumulation_steps)
         stream = MicrobatchStream(BlobDataset(dataset_size), plan.micro_batch)
-        groups = list(make_groups(stream.microbatches(), plan.accumulation_steps, task="classification"))
-        return KnobsResult(plan, dataset_size, [g.samples for g in groups], [g.size for g in groups], len(groups))
+        groups = list(
+            make_groups(stream.microbatches(), plan.accumulation_steps, task="classification")
+        )
+        return KnobsResult(
+            plan, dataset_size, [g.samples for g in groups], [g.size for g in groups], len(groups)
+        )
 
     def render(self, r: KnobsResult) -> None:
         import matplotlib.pyplot as plt
 
-        show_table([{"framework knob": "per_device_train_batch_size", "gastudy": "BatchPlan.micro_batch (m)",
-                     "value": r.plan.micro_batch},
-                    {"framework knob": "gradient_accumulation_steps", "gastudy": "BatchPlan.accumulation_steps (A)",
-                     "value": r.plan.accumulation_steps},
-                    {"framework knob": "(derived) effective batch", "gastudy": "BatchPlan.effective_batch",
-                     "value": r.plan.effective_batch}])
+        show_table(
+            [
+                {
+                    "framework knob": "per_device_train_batch_size",
+                    "gastudy": "BatchPlan.micro_batch (m)",
+                    "value": r.plan.micro_batch,
+                },
+                {
+                    "framework knob": "gradient_accumulation_steps",
+                    "gastudy": "BatchPlan.accumulation_steps (A)",
+                    "value": r.plan.accumulation_steps,
+                },
+                {
+                    "framework knob": "(derived) effective batch",
+                    "gastudy": "BatchPlan.effective_batch",
+                    "value": r.plan.effective_batch,
+                },
+            ]
+        )
         fig, ax = plt.subplots(figsize=(7, 2.6))
         ax.bar(range(1, r.updates + 1), r.group_samples, color="tab:green")
         ax.axhline(r.plan.effective_batch, color="k", ls="--", label="m·A")
@@ -313,19 +383,21 @@ class KnobsLab(Lab):
         ax.set_ylabel("samples in the update")
         ax.set_title(f"{r.dataset_size} samples → {r.updates} updates")
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        plt.show()
-        plt.close(fig)
+        show_figure(fig, integer_x=True)
 
 
 # ------------------------------------------------------------------ MB-1: logging axes
-AXES = {"microbatches": "microbatches (forward passes)", "updates": "optimizer updates",
-        "samples": "samples seen", "tokens": "supervised tokens seen"}
+AXES = {
+    "microbatches": "microbatches (forward passes)",
+    "updates": "optimizer updates",
+    "samples": "samples seen",
+    "tokens": "supervised tokens seen",
+}
 
 
 @dataclass
 class AxisRun:
-    """One training run's loss after every update, with all four x-axes."""
+    """One training run's loss after every update, with all four x-axes. Course: MB-1."""
 
     label: str
     micro_batch: int
@@ -334,7 +406,9 @@ class AxisRun:
     axes: dict[str, list[int]]
 
 
-def axis_run(micro_batch: int, accumulation_steps: int, dataset_size: int = 256, seed: int = 0) -> AxisRun:
+def axis_run(
+    micro_batch: int, accumulation_steps: int, dataset_size: int = 256, seed: int = 0
+) -> AxisRun:
     """Train tiny-gpt for one epoch with :func:`gastudy.train.train` and keep the four axes.
 
     Units: ``microbatches`` and ``updates`` are counts; ``samples`` and ``tokens`` (supervised
@@ -342,22 +416,40 @@ def axis_run(micro_batch: int, accumulation_steps: int, dataset_size: int = 256,
     """
     from gastudy.train import TrainConfig, train
 
-    run = train(TrainConfig(model="tiny-gpt", micro_batch=micro_batch, accumulation_steps=accumulation_steps,
-                            dataset_size=dataset_size, seed=seed, progress=False))
+    run = train(
+        TrainConfig(
+            model="tiny-gpt",
+            micro_batch=micro_batch,
+            accumulation_steps=accumulation_steps,
+            dataset_size=dataset_size,
+            seed=seed,
+            progress=False,
+        )
+    )
     axes: dict[str, list[int]] = {k: [] for k in AXES}
     totals = dict.fromkeys(AXES, 0)
     for u in run.updates:
-        for key, add in (("microbatches", u.microbatches), ("updates", 1), ("samples", u.samples),
-                         ("tokens", u.denominator)):
+        for key, add in (
+            ("microbatches", u.microbatches),
+            ("updates", 1),
+            ("samples", u.samples),
+            ("tokens", u.denominator),
+        ):
             totals[key] += add
             axes[key].append(totals[key])
-    return AxisRun(f"m={micro_batch}, A={accumulation_steps}", micro_batch, accumulation_steps,
-                   [u.loss for u in run.updates], axes)
+    return AxisRun(
+        f"m={micro_batch}, A={accumulation_steps}",
+        micro_batch,
+        accumulation_steps,
+        [u.loss for u in run.updates],
+        axes,
+    )
 
 
 @dataclass
 class LoggingAxesResult:
-    """Two runs (A=1 and A=``accumulation_steps``) and the axis chosen to plot them on."""
+    """Two runs (A=1 and A=``accumulation_steps``) and the axis chosen to plot them on.
+    Course: MB-1."""
 
     axis: str
     runs: list[AxisRun]
@@ -374,6 +466,7 @@ class LoggingAxesLab(Lab):
     the same samples. On the ``updates`` axis run 2 seems to learn A× faster per "step"; on
     ``samples`` or ``tokens`` they are comparable. ``result.final(axis)`` gives each run's
     last x value.
+    Course: MB-1.
     """
 
     title = "MB-1 · one pair of runs, four x-axes"
@@ -382,10 +475,11 @@ class LoggingAxesLab(Lab):
         import ipywidgets as w
 
         self._runs: dict[tuple[int, int], AxisRun] = {}
-        super().__init__(axis=w.Dropdown(options=list(AXES), value=axis, description="x-axis"),
-                         accumulation_steps=w.IntSlider(value=accumulation_steps, min=2, max=16,
-                                                        description="A (run 2)"),
-                         micro_batch=w.IntSlider(value=micro_batch, min=1, max=8, description="m"))
+        super().__init__(
+            axis=w.Dropdown(options=list(AXES), value=axis, description="x-axis"),
+            accumulation_steps=int_slider(accumulation_steps, 2, 16, "A (run 2)"),
+            micro_batch=int_slider(micro_batch, 1, 8, "m"),
+        )
 
     def _run(self, m: int, A: int) -> AxisRun:
         if (m, A) not in self._runs:
@@ -393,7 +487,9 @@ class LoggingAxesLab(Lab):
         return self._runs[(m, A)]
 
     def compute(self, axis: str, accumulation_steps: int, micro_batch: int) -> LoggingAxesResult:
-        return LoggingAxesResult(axis, [self._run(micro_batch, 1), self._run(micro_batch, accumulation_steps)])
+        return LoggingAxesResult(
+            axis, [self._run(micro_batch, 1), self._run(micro_batch, accumulation_steps)]
+        )
 
     def render(self, r: LoggingAxesResult) -> None:
         import matplotlib.pyplot as plt
@@ -405,15 +501,99 @@ class LoggingAxesLab(Lab):
         ax.set_ylabel("loss (token-weighted, per update)")
         ax.set_title(f"x = {r.axis}: last x = {' vs '.join(map(str, r.final(r.axis)))}")
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        plt.show()
-        plt.close(fig)
+        show_figure(fig)
 
 
 # ------------------------------------------------------------------ MB-1: zero_grad mistakes
+ZERO_GRAD_LOOPS = {
+    "correct": "correct_update",
+    "zero per microbatch": "zero_per_microbatch",
+    "forget zero_grad": "forget_zero_grad",
+}
+
+
 @dataclass
 class ZeroGradResult:
-    """Filled in by :class:`ZeroGradLab` once :mod:`gastudy.pitfalls` is available."""
+    """MB-1: for each loop, the gradient at every update's step against that group's big batch.
 
-    mistake: str
-    details: dict[str, Any] = field(default_factory=dict)
+    ``gaps[loop][i]`` is ‖g_step − g_big‖ ÷ ‖g_big‖ for update i (0 = right); ``verdict`` is
+    :func:`gastudy.diagnostics.diagnose_ineffective_accumulation` on the selected loop.
+    Course: MB-1.
+    """
+
+    loop: str
+    gaps: dict[str, list[float]]
+    verdict: str
+    fired: bool
+    tolerance: float
+
+
+def step_gaps(update_fn: Any, setup: Any, groups: int) -> list[float]:
+    """Run ``groups`` consecutive updates of ``update_fn`` on one fresh copy of ``setup``'s model;
+    for each, the relative gap between the gradient at the step and the group's big-batch
+    gradient (at the parameters the update started from). Course: MB-1."""
+    from gastudy.diagnostics import record_steps, reference_gradient, rel_diff
+
+    model, optimizer, scheduler = setup.fresh()
+    gaps = []
+    for i in range(groups):
+        group = setup.group(i)
+        ref = reference_gradient(model, group, setup.task)
+        with record_steps(model, optimizer) as steps:
+            update_fn(model, optimizer, scheduler, group)
+        gaps.append(rel_diff(steps[0].gradient, ref) if steps else float("nan"))
+    return gaps
+
+
+class ZeroGradLab(Lab):
+    """MB-1: zero_grad per microbatch (cancels accumulation) or never (leaks the last group).
+
+    Controls: ``loop`` (the one the detector judges), ``accumulation_steps`` (A) and
+    ``updates``. All three loops run on the same float64 tiny-gpt and data
+    (:func:`gastudy.diagnostics.default_setup`); the plot shows every update's gap.
+    Course: MB-1.
+    """
+
+    title = "MB-1 · the two zero_grad mistakes, measured and named"
+
+    def __init__(
+        self, loop: str = "zero per microbatch", accumulation_steps: int = 4, updates: int = 3
+    ):
+        import ipywidgets as w
+
+        super().__init__(
+            loop=w.Dropdown(options=list(ZERO_GRAD_LOOPS), value=loop, description="loop"),
+            accumulation_steps=int_slider(accumulation_steps, 2, 8, "A"),
+            updates=int_slider(updates, 2, 5, "updates"),
+        )
+
+    def compute(self, loop: str, accumulation_steps: int, updates: int) -> ZeroGradResult:
+        from gastudy import pitfalls
+        from gastudy.diagnostics import default_setup, diagnose_ineffective_accumulation
+
+        setup = default_setup(
+            accumulation_steps=accumulation_steps, samples=2 * accumulation_steps * updates
+        )
+        fns = {name: getattr(pitfalls, fn) for name, fn in ZERO_GRAD_LOOPS.items()}
+        gaps = {name: step_gaps(fn, setup, updates) for name, fn in fns.items()}
+        verdict = diagnose_ineffective_accumulation(fns[loop], setup)
+        return ZeroGradResult(loop, gaps, str(verdict), verdict.fired, setup.tol)
+
+    def render(self, r: ZeroGradResult) -> None:
+        import matplotlib.pyplot as plt
+
+        print(r.verdict)
+        fig, ax = plt.subplots(figsize=(6.5, 2.8))
+        for name, gaps in r.gaps.items():
+            ax.semilogy(
+                range(1, len(gaps) + 1),
+                [max(g, 1e-17) for g in gaps],
+                "o-",
+                lw=3 if name == r.loop else 1,
+                label=name,
+            )
+        ax.axhline(r.tolerance, color="k", ls=":", label="tolerance")
+        ax.set_xlabel("update")
+        ax.set_ylabel("gap to the group's big batch")
+        ax.legend(fontsize=8)
+        show_figure(fig, integer_x=True)
