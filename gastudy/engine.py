@@ -13,6 +13,7 @@ Everything else (precision, normalization, replicas, user loss) is an argument.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -164,7 +165,8 @@ class Accumulator:
 
         Raises :class:`EmptyGroupError` (before any forward) when the group has no
         supervised item, ``ValueError`` when it was counted for another task, ``ValueError`` for logits/labels that do not line up, and
-        :class:`NonFiniteLossError` for a NaN/inf loss without a scaler. On any error the
+        :class:`NonFiniteLossError` for a NaN/inf loss (or, with clipping, gradient norm)
+        without a scaler. On any error the
         partly accumulated gradients are cleared and the parameters, optimizer, scheduler
         and counters are left as they were.
         """
@@ -215,6 +217,10 @@ class Accumulator:
         grad_norm = None
         if self.clip_grad_norm is not None:
             grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.clip_grad_norm))
+            if self.precision.scaler is None and not math.isfinite(grad_norm):
+                self.optimizer.zero_grad(set_to_none=True)  # a finite loss, but an inf/NaN gradient
+                raise NonFiniteLossError(f"group {group.index}: the gradient norm is {grad_norm} without a "
+                                         "gradient scaler; nothing was updated — check the model and the data")
         applied = self.precision.step(self.optimizer)
         if applied and self.scheduler is not None:
             self.scheduler.step()

@@ -27,7 +27,6 @@ from gastudy.course.start import (
     environment,
     glossary_objects_found,
     resolve,
-    show_table,
 )
 from gastudy.course.updates import (
     ActivationMemoryLab,
@@ -36,6 +35,7 @@ from gastudy.course.updates import (
     StepDiagramLab,
     ZeroGradLab,
 )
+from gastudy.course.widgets import show_table
 from gastudy.exercises import check_exercise, show_solution, solution_path
 from gastudy.plan import BatchPlan
 

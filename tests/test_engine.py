@@ -278,6 +278,14 @@ def test_nan_loss_without_scaler_raises_and_changes_nothing():
     assert eng.counters.to_dict() == counters and all(p.grad is None for p in eng.model.parameters())
 
 
+def test_inf_gradient_with_finite_loss_is_caught_when_clipping():
+    eng = make_engine(clip_grad_norm=1.0)
+    snap = snapshot(eng)
+    with inject_overflow(eng.model), pytest.raises(NonFiniteLossError, match="gradient norm is (inf|nan)"):
+        eng.update(group_of(addition_microbatches(4, 2)))
+    assert_unchanged(eng, snap)
+
+
 @pytest.mark.parametrize("kw, message", [
     ({"accumulation_steps": 0}, "accumulation_steps"),
     ({"accumulation_steps": 1.5}, "whole number"),

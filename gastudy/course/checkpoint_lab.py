@@ -22,8 +22,7 @@ import torch
 
 from gastudy.checkpointing import checkpointing, layer_selection
 from gastudy.course.experiment import devices, steady_timing
-from gastudy.course.start import show_table
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, show_table
 from gastudy.memory import (
     FormulaCheck,
     build_for_measurement,

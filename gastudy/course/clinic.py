@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gastudy.course.start import show_table
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, show_table
 from gastudy.diagnostics import ClinicCase, default_setup, run_clinic
 from gastudy.pitfalls import PITFALLS
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gastudy.course.start import show_table
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, show_table
 
 
 class DenominatorLab(Lab):

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from gastudy.course.start import int_slider, show_figure, show_table
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table
 from gastudy.data import BlobDataset, MicrobatchStream
 from gastudy.engine import Accumulator
 from gastudy.groups import build_group

@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from gastudy.course.start import show_table
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, show_table
 from gastudy.data import AdditionDataset, BlobDataset, MicrobatchStream
 from gastudy.engine import Accumulator
 from gastudy.groups import make_groups

@@ -20,8 +20,7 @@ from typing import Any
 
 import torch
 
-from gastudy.course.start import int_slider, show_figure, show_table
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table
 from gastudy.data import AdditionDataset, BlobDataset, MicrobatchStream
 from gastudy.engine import Accumulator
 from gastudy.groups import PartialGroupRecord, make_groups

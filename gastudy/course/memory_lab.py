@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 from gastudy.course.checkpoint_lab import model_kwargs
 from gastudy.course.experiment import devices
-from gastudy.course.start import show_table
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, show_table
 from gastudy.memory import Timeline, device_probes, format_bytes, phase_timeline
 from gastudy.planner import MemoryPlan, plan_for_budget
 

@@ -22,8 +22,7 @@ from typing import Any
 import torch
 
 from gastudy.counting import count_supervised, count_unshifted
-from gastudy.course.start import int_slider, show_figure, show_table
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table
 from gastudy.data import (
     IGNORE_INDEX,
     AdditionDataset,

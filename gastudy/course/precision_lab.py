@@ -21,9 +21,8 @@ from typing import Any
 
 import torch
 
-from gastudy.course.start import int_slider, show_figure, show_table
 from gastudy.course.updates import parameter_snapshot
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table
 from gastudy.data import AdditionDataset, MicrobatchStream
 from gastudy.engine import Accumulator, model_inputs
 from gastudy.groups import make_groups

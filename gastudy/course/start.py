@@ -10,14 +10,13 @@ from __future__ import annotations
 import importlib
 import os
 import platform
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from gastudy.course.sections import NOTEBOOKS, SECTIONS
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, show_table
 
 # term → (definition in the course's words, the library object that implements it)
 GLOSSARY: dict[str, tuple[str, str]] = {
@@ -135,60 +134,6 @@ def gpu_note() -> str:
         "saved for backward (the same quantity a GPU allocator would hold); GPU-only effects "
         "(offload copies, device peaks) are explained and skipped."
     )
-
-
-def show_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """Print (and return) ``rows`` as an aligned text table; floats with 4 significant digits.
-    Course: 00_start_here (the map of all sections)."""
-    if not rows:
-        print("(no rows)")
-        return "(no rows)"
-    columns = list(columns or rows[0])
-
-    def fmt(v: Any) -> str:
-        return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-    cells = [[fmt(r.get(c, "")) for c in columns] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    lines = [
-        "  ".join(c.ljust(w) for c, w in zip(columns, widths)),
-        "  ".join("-" * w for w in widths),
-    ]
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
-    text = "\n".join(lines)
-    print(text)
-    return text
-
-
-def int_slider(value: int, low: int, high: int, label: str, step: int = 1) -> Any:
-    """An ``ipywidgets.IntSlider`` from ``low`` to ``high`` whose label is shown in full (all labs)."""
-    import ipywidgets as w
-
-    return w.IntSlider(
-        value=value,
-        min=low,
-        max=high,
-        step=step,
-        description=label,
-        style={"description_width": "initial"},
-    )
-
-
-def show_figure(fig: Any, integer_x: bool = False) -> None:
-    """Lay out, show and close a matplotlib figure (every lab's last drawing step).
-
-    ``integer_x`` puts only whole-number ticks on every x-axis (counts of updates,
-    microbatches, groups).
-    Course: 00_start_here (the map of all sections)."""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    if integer_x:
-        for ax in fig.axes:
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    fig.tight_layout()
-    plt.show()
-    plt.close(fig)
 
 
 @dataclass

@@ -21,8 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from gastudy.course.start import int_slider, show_figure, show_table
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table
 from gastudy.data import MicrobatchStream
 from gastudy.engine import Accumulator, model_inputs
 from gastudy.groups import build_group, make_groups

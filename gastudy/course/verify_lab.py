@@ -17,8 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from gastudy.course.start import show_table
-from gastudy.course.widgets import Lab
+from gastudy.course.widgets import Lab, show_table
 from gastudy.memory import MemoryProbe, format_bytes
 from gastudy.models import MODEL_NAMES
 from gastudy.precision import PRECISIONS

@@ -11,6 +11,7 @@ Changing any control recomputes. Tests drive a lab headless::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -61,3 +62,57 @@ class Lab:
         from IPython.display import display
 
         display(self.widget())
+
+
+def show_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
+    """Print (and return) ``rows`` as an aligned text table; floats with 4 significant digits.
+    Course: every lab's tables and plots."""
+    if not rows:
+        print("(no rows)")
+        return "(no rows)"
+    columns = list(columns or rows[0])
+
+    def fmt(v: Any) -> str:
+        return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+    cells = [[fmt(r.get(c, "")) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(columns, widths)),
+        "  ".join("-" * w for w in widths),
+    ]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
+    text = "\n".join(lines)
+    print(text)
+    return text
+
+
+def int_slider(value: int, low: int, high: int, label: str, step: int = 1) -> Any:
+    """An ``ipywidgets.IntSlider`` from ``low`` to ``high`` whose label is shown in full (all labs)."""
+    import ipywidgets as w
+
+    return w.IntSlider(
+        value=value,
+        min=low,
+        max=high,
+        step=step,
+        description=label,
+        style={"description_width": "initial"},
+    )
+
+
+def show_figure(fig: Any, integer_x: bool = False) -> None:
+    """Lay out, show and close a matplotlib figure (every lab's last drawing step).
+
+    ``integer_x`` puts only whole-number ticks on every x-axis (counts of updates,
+    microbatches, groups).
+    Course: every lab's tables and plots."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    if integer_x:
+        for ax in fig.axes:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    fig.tight_layout()
+    plt.show()
+    plt.close(fig)

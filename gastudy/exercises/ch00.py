@@ -1,5 +1,4 @@
-"""Exercises of chapter 00 (how the course works), and the feedback helper the chapter
-checkers share. Course: the section map."""
+"""Exercises of chapter 00 (how the course works). Course: the section map."""
 
 from __future__ import annotations
 
@@ -23,17 +22,3 @@ def which_notebook(answer: object) -> tuple[bool, str]:
     )
 
 
-def dict_feedback(
-    answer: object, truth: dict[str, object], hint: str, praise: str
-) -> tuple[bool, str]:
-    """Compare a dict answer key by key with the measured ``truth``; name every wrong key.
-
-    Returns ``(True, praise)`` when all keys match, else ``(False, "<key: you said …>; … hint")``.
-    Course: every chapter's exercises.
-    """
-    if not isinstance(answer, dict):
-        return False, f"answer with a dict with keys {sorted(truth)}"
-    wrong = [f"{k}: you said {answer.get(k)!r}" for k in truth if answer.get(k) != truth[k]]
-    if wrong:
-        return False, "; ".join(wrong) + ". " + hint
-    return True, praise

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gastudy.data import BlobDataset, MicrobatchStream
-from gastudy.exercises import exercise
-from gastudy.exercises.ch00 import dict_feedback
+from gastudy.exercises import dict_feedback, exercise
 from gastudy.groups import make_groups
 
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from gastudy.data import BlobDataset, MicrobatchStream
-from gastudy.exercises import exercise
-from gastudy.exercises.ch00 import dict_feedback
+from gastudy.exercises import dict_feedback, exercise
 from gastudy.groups import make_groups
 from gastudy.train import updates_per_epoch
 

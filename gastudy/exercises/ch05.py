@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from gastudy.exercises import exercise
-from gastudy.exercises.ch00 import dict_feedback
+from gastudy.exercises import dict_feedback, exercise
 
 ORDER = ["unscale_", "clip", "step", "update", "scheduler", "zero_grad"]
 
