@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import os
 import pickle
 import signal
@@ -290,6 +291,8 @@ def _worker(folder: Path, rank: int) -> None:
         # Other ranks may be inside a collective: leave without C++ destructors (no abort noise).
         os._exit(1)
     _write_result(folder, rank, "ok", value)
+    del value
+    gc.collect()  # DDP reducers and comm-hook futures go now, while the group still exists
     try:
         from gastudy.distributed import shutdown
 
@@ -298,6 +301,11 @@ def _worker(folder: Path, rank: int) -> None:
         traceback.print_exc()
         sys.stderr.flush()
         os._exit(2)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # The result is written and the group destroyed: skip C++ static destructors, where a gloo
+    # thread still joinable aborts the process ("terminate called without an active exception").
+    os._exit(0)
 
 
 if __name__ == "__main__":  # python -m gastudy.launch FOLDER RANK (started by launch_local)
