@@ -83,8 +83,9 @@ class RunRecord:
         else:
             lines.append("| last group | every group was full |")
         if per:
-            lines += ["", "| replica | samples | supervised tokens |", "|---|---|---|"]
-            lines += [f"| {r.get('rank', i)} | {r.get('samples')} | {r.get('supervised_tokens')} |" for i, r in enumerate(per)]
+            lines += ["", "| replica | microbatches | samples | supervised tokens |", "|---|---|---|---|"]
+            lines += [f"| {r.get('rank', i)} | {r.get('microbatches', '–')} | {r.get('samples')} | {r.get('supervised_tokens')} |"
+                      for i, r in enumerate(per)]
         lines += ["", "Environment: " + ", ".join(f"{k} {v}" for k, v in env.items())]
         lines += [f"- {n}" for n in notes]
         return "\n".join(lines) + "\n"
