@@ -23,9 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import torch  # noqa: E402
 
-from gastudy.memory import format_bytes, saved_bytes, synthetic_microbatches  # noqa: E402
-from gastudy.models import build_model  # noqa: E402
-from gastudy.timing import RunTiming, compare_checkpointing, compare_layouts  # noqa: E402
+from gastudy.core.models import build_model  # noqa: E402
+from gastudy.memory.saved import format_bytes, saved_bytes
+from gastudy.memory.timing import RunTiming, compare_checkpointing, compare_layouts  # noqa: E402
+from gastudy.memory.workload import synthetic_microbatches  # noqa: E402
 
 
 def table(runs: list[RunTiming], base: RunTiming) -> list[dict]:

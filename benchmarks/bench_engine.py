@@ -15,7 +15,7 @@ import time
 import torch
 
 from gastudy import Accumulator, AdditionDataset, MicrobatchStream, build_group, build_model
-from gastudy.loss import summed_loss
+from gastudy.core.loss import summed_loss
 
 
 def plain_update(model, optimizer, microbatches):

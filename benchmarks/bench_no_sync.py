@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from gastudy.distributed import count_allreduces_worker  # noqa: E402
-from gastudy.launch import run_local  # noqa: E402
+from gastudy.course.demos.ddp import count_allreduces_worker  # noqa: E402
+from gastudy.parallel.launch import run_local  # noqa: E402
 
 ACCUMULATION_STEPS = (1, 4, 8)
 

@@ -33,18 +33,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import torch  # noqa: E402
 
-from gastudy.checkpointing import enable_checkpointing  # noqa: E402
-from gastudy.memory import (  # noqa: E402
-    device_probes,
-    format_bytes,
-    formula_check,
+from gastudy.core.checkpointing import enable_checkpointing  # noqa: E402
+from gastudy.core.models import build_model  # noqa: E402
+from gastudy.memory.planner import (
     measure_peak,
-    phase_timeline,
-    synthetic_microbatches,
+    plan_for_budget,  # noqa: E402
 )
-from gastudy.models import build_model  # noqa: E402
-from gastudy.planner import plan_for_budget  # noqa: E402
-from gastudy.timing import compare_checkpointing, compare_layouts  # noqa: E402
+from gastudy.memory.probes import device_probes  # noqa: E402
+from gastudy.memory.saved import format_bytes, formula_check
+from gastudy.memory.timeline import phase_timeline
+from gastudy.memory.timing import compare_checkpointing, compare_layouts  # noqa: E402
+from gastudy.memory.workload import synthetic_microbatches
 
 BIG = {"hidden": 1024, "layers": 8, "heads": 16, "max_len": 512}  # ~100M parameters
 SMALL = {"hidden": 64, "layers": 4, "heads": 4, "max_len": 64}

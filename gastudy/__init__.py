@@ -6,36 +6,50 @@ The public API, by course section:
 - GA-4…GA-6, MB-3: :func:`count_supervised`, :func:`summed_loss`, :func:`weighted_mean`
 - MB-4: :func:`make_groups`, :class:`Group`
 - MB-1, MB-4…MB-6: :class:`Accumulator` (the engine), :class:`Counters`, :class:`Precision`
-- MB-7: :mod:`gastudy.distributed` (DDP replicas, ``no_sync``, global denominator),
-  :mod:`gastudy.launch` (local multi-process runs)
+- MB-7: :mod:`gastudy.parallel.ddp` (DDP replicas, ``no_sync``, global denominator),
+  :mod:`gastudy.parallel.launch` (local multi-process runs)
 - CK-1…CK-4: :func:`enable_checkpointing`, :func:`disable_checkpointing`, :func:`layer_selection`
 - MB-9, GA-1, GA-2: :func:`saved_bytes`, :class:`MemoryProbe`, :func:`phase_timeline`,
   :func:`plan_for_budget`, :func:`time_update`, :func:`compare_layouts`
 - MB-10: :func:`verify_one_update`, :class:`RunRecord`, :func:`train`
-- MB-11: :mod:`gastudy.diagnostics` (five detectors), :mod:`gastudy.pitfalls` (wrong loops)
+- MB-11: :mod:`gastudy.check.diagnostics` (five detectors), :mod:`gastudy.check.pitfalls` (wrong loops)
 """
 
-from gastudy.checkpointing import (
+from gastudy.check.verify import verify_one_update
+from gastudy.core.checkpointing import (
     CheckpointLayer,
     checkpointed_layers,
     disable_checkpointing,
     enable_checkpointing,
     layer_selection,
 )
-from gastudy.counting import count_supervised, count_unshifted
-from gastudy.data import AdditionDataset, BlobDataset, MicrobatchStream, packed_collate, pad_collate
-from gastudy.engine import Accumulator, Counters, EmptyGroupError, NonFiniteLossError, UpdateResult
-from gastudy.groups import Group, GroupStream, build_group, make_groups
-from gastudy.loss import mean_of_means, summed_loss, weighted_mean
-from gastudy.memory import MemoryProbe, formula_check, phase_timeline, saved_bytes
-from gastudy.models import MLP, TinyGPT, build_model
-from gastudy.plan import BatchPlan, PlanError, plan_from_target
-from gastudy.planner import plan_for_budget
-from gastudy.precision import Precision, inject_overflow
-from gastudy.record import RunRecord
-from gastudy.timing import compare_layouts, time_update
-from gastudy.train import TrainConfig, train
-from gastudy.verify import verify_one_update
+from gastudy.core.counting import count_supervised, count_unshifted
+from gastudy.core.data import (
+    AdditionDataset,
+    BlobDataset,
+    MicrobatchStream,
+    packed_collate,
+    pad_collate,
+)
+from gastudy.core.engine import (
+    Accumulator,
+    Counters,
+    EmptyGroupError,
+    NonFiniteLossError,
+    UpdateResult,
+)
+from gastudy.core.groups import Group, GroupStream, build_group, make_groups
+from gastudy.core.loss import mean_of_means, summed_loss, weighted_mean
+from gastudy.core.models import MLP, TinyGPT, build_model
+from gastudy.core.plan import BatchPlan, PlanError, plan_from_target
+from gastudy.core.precision import Precision, inject_overflow
+from gastudy.core.record import RunRecord
+from gastudy.memory.planner import plan_for_budget
+from gastudy.memory.probes import MemoryProbe
+from gastudy.memory.saved import formula_check, saved_bytes
+from gastudy.memory.timeline import phase_timeline
+from gastudy.memory.timing import compare_layouts, time_update
+from gastudy.run.train import TrainConfig, train
 
 __version__ = "0.1.0"
 

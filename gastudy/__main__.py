@@ -2,6 +2,6 @@
 
 import sys
 
-from gastudy.cli import main
+from gastudy.cli.main import main
 
 sys.exit(main())

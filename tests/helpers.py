@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from gastudy.data import AdditionDataset, MicrobatchStream
-from gastudy.groups import build_group
-from gastudy.models import build_model
+from gastudy.core.data import AdditionDataset, MicrobatchStream
+from gastudy.core.groups import build_group
+from gastudy.core.models import build_model
 
 
 def tiny_gpt(dtype=torch.float64, seed=0):

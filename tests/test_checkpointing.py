@@ -8,8 +8,8 @@ import pytest
 import torch
 from torch import nn
 
-import gastudy.checkpointing as ck
-from gastudy.checkpointing import (
+import gastudy.core.checkpointing as ck
+from gastudy.core.checkpointing import (
     CheckpointLayer,
     checkpointed_layers,
     checkpointing,
@@ -18,7 +18,7 @@ from gastudy.checkpointing import (
     layer_selection,
     marked_layers,
 )
-from gastudy.models import Block, build_model
+from gastudy.core.models import Block, build_model
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 

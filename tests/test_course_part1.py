@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from gastudy.course.effective_batch import EffectiveBatchLab, SameProductLab, shard_first_update
-from gastudy.course.group import GroupPlanLab, KeptLossMemoryLab, LastGroupLab, SchedulerLab
-from gastudy.course.normalization import (
+from gastudy.core.plan import BatchPlan
+from gastudy.course.exercises import check_exercise, show_solution, solution_path
+from gastudy.course.labs.effective_batch import (
+    EffectiveBatchLab,
+    SameProductLab,
+    shard_first_update,
+)
+from gastudy.course.labs.group import GroupPlanLab, KeptLossMemoryLab, LastGroupLab, SchedulerLab
+from gastudy.course.labs.normalization import (
     CountingLab,
     DoubleDivisionLab,
     MeanOfMeansLab,
@@ -19,8 +25,13 @@ from gastudy.course.normalization import (
     count_case,
     mask_tokens,
 )
-from gastudy.course.precision_lab import ClippingOrderLab, OverflowLab, PrecisionLab, overflow_run
-from gastudy.course.start import (
+from gastudy.course.labs.precision_lab import (
+    ClippingOrderLab,
+    OverflowLab,
+    PrecisionLab,
+    overflow_run,
+)
+from gastudy.course.labs.start import (
     GLOSSARY,
     GlossaryLab,
     SectionMapLab,
@@ -28,7 +39,7 @@ from gastudy.course.start import (
     glossary_objects_found,
     resolve,
 )
-from gastudy.course.updates import (
+from gastudy.course.labs.updates import (
     ActivationMemoryLab,
     KnobsLab,
     LoggingAxesLab,
@@ -36,8 +47,6 @@ from gastudy.course.updates import (
     ZeroGradLab,
 )
 from gastudy.course.widgets import show_table
-from gastudy.exercises import check_exercise, show_solution, solution_path
-from gastudy.plan import BatchPlan
 
 # ------------------------------------------------------------------ 00
 
@@ -55,9 +64,9 @@ def test_glossary_names_real_objects():
     lab = GlossaryLab()
     lab.controls["term"].value = "denominator"
     assert lab.result.found and lab.result.where == GLOSSARY["denominator"][1]
-    assert resolve("gastudy.plan.BatchPlan.accumulation_steps").name == "accumulation_steps"
+    assert resolve("gastudy.core.plan.BatchPlan.accumulation_steps").name == "accumulation_steps"
     with pytest.raises(AttributeError):
-        resolve("gastudy.plan.BatchPlan.no_such_field")
+        resolve("gastudy.core.plan.BatchPlan.no_such_field")
 
 
 def test_environment_and_table(capsys):
@@ -374,7 +383,7 @@ def test_wrong_answers_get_specific_feedback(key, answer, says, capsys):
 
 
 def test_update_exercise_names_the_zero_grad_mistake(capsys):
-    from gastudy.pitfalls import forget_zero_grad, zero_per_microbatch
+    from gastudy.check.pitfalls import forget_zero_grad, zero_per_microbatch
 
     assert not check_exercise("01.2", zero_per_microbatch)
     assert "zero_grad runs inside the microbatch loop" in capsys.readouterr().out

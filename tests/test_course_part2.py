@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from gastudy.exercises import check_exercise
+from gastudy.course.exercises import check_exercise
 
 
 @pytest.fixture(autouse=True)
@@ -22,7 +22,7 @@ def _close_figures():
 
 
 def test_normalization_lab_batchnorm_gap_layernorm_exact():
-    from gastudy.course.experiment import NormalizationLab
+    from gastudy.course.labs.experiment import NormalizationLab
 
     lab = NormalizationLab(micro_batch=2, accumulation_steps=2)
     gaps = lab.result.gaps
@@ -34,14 +34,14 @@ def test_normalization_lab_batchnorm_gap_layernorm_exact():
 
 
 def test_normalization_lab_rejects_single_sample_batchnorm():
-    from gastudy.course.experiment import norm_gap
+    from gastudy.course.labs.experiment import norm_gap
 
     with pytest.raises(ValueError, match="at least 2 samples"):
         norm_gap(1, 4)
 
 
 def test_rounding_lab_sizes_per_precision():
-    from gastudy.course.experiment import RoundingLab
+    from gastudy.course.labs.experiment import RoundingLab
 
     lab = RoundingLab(micro_batch=2, accumulation_steps=2, updates=5)
     one, drift = lab.result.one_update, lab.result.drift
@@ -52,7 +52,7 @@ def test_rounding_lab_sizes_per_precision():
 
 
 def test_updates_per_epoch_counted_on_the_stream():
-    from gastudy.course.experiment import UpdatesPerEpochLab
+    from gastudy.course.labs.experiment import UpdatesPerEpochLab
 
     lab = UpdatesPerEpochLab(dataset_size=1000, micro_batch=8)
     assert [(r.plan.effective_batch, r.updates, r.partial_samples) for r in lab.result] == [
@@ -65,7 +65,7 @@ def test_updates_per_epoch_counted_on_the_stream():
 
 
 def test_throughput_lab_same_samples_three_splits():
-    from gastudy.course.experiment import ThroughputLab, best_samples_per_s
+    from gastudy.course.labs.experiment import ThroughputLab, best_samples_per_s
 
     lab = ThroughputLab(hidden=64, seq_len=16, repeats=3)
     assert [(r.micro_batch, r.accumulation_steps) for r in lab.result] == [(32, 1), (4, 8), (1, 32)]
@@ -76,7 +76,7 @@ def test_throughput_lab_same_samples_three_splits():
 
 
 def test_steady_timing_restores_threads():
-    from gastudy.course.experiment import steady_timing
+    from gastudy.course.labs.experiment import steady_timing
 
     before = torch.get_num_threads()
     with steady_timing("cpu"):
@@ -97,7 +97,7 @@ def test_ch07_exercises(capsys):
 
 @pytest.mark.slow
 def test_denominator_lab_global_matches_big_batch():
-    from gastudy.course.data_parallel import DenominatorLab
+    from gastudy.course.labs.data_parallel import DenominatorLab
 
     r = DenominatorLab(replicas=2, micro_batch=2, accumulation_steps=2).result
     assert r["effective_batch"] == 8 and len(r["items_per_microbatch"]) == 2
@@ -108,7 +108,7 @@ def test_denominator_lab_global_matches_big_batch():
 
 @pytest.mark.slow
 def test_allreduce_counts_a_times_more_without_no_sync():
-    from gastudy.course.data_parallel import count_with_and_without
+    from gastudy.course.labs.data_parallel import count_with_and_without
 
     counts = count_with_and_without(2, 3, updates=2)
     on, off = counts.with_no_sync, counts.without
@@ -118,7 +118,7 @@ def test_allreduce_counts_a_times_more_without_no_sync():
 
 @pytest.mark.slow
 def test_duplicates_lab_refuses_unsharded_data():
-    from gastudy.course.data_parallel import DuplicatesLab
+    from gastudy.course.labs.data_parallel import DuplicatesLab
 
     r = DuplicatesLab(micro_batch=1, accumulation_steps=2).result
     assert r["sharded"]["report"]["ok"] and r["sharded"]["refused"] is None
@@ -130,7 +130,7 @@ def test_duplicates_lab_refuses_unsharded_data():
 
 
 def test_saved_bytes_sweep_linear_and_checkpointing_keeps_less():
-    from gastudy.course.checkpoint_lab import SavedBytesLab
+    from gastudy.course.labs.checkpoint_lab import SavedBytesLab
 
     lab = SavedBytesLab(hidden=64, layers=2)
     b, s = lab.result.by_batch, lab.result.by_sequence
@@ -142,7 +142,7 @@ def test_saved_bytes_sweep_linear_and_checkpointing_keeps_less():
 
 
 def test_layer_diagram_every_n_layers():
-    from gastudy.course.checkpoint_lab import LayerDiagramLab
+    from gastudy.course.labs.checkpoint_lab import LayerDiagramLab
 
     lab = LayerDiagramLab(every_n_layers=2, layers=6)
     assert lab.result.checkpointed == [1, 3, 5]
@@ -156,7 +156,7 @@ def test_layer_diagram_every_n_layers():
 
 
 def test_tradeoff_and_combine_bytes_order():
-    from gastudy.course.checkpoint_lab import CombineLab, TradeoffLab
+    from gastudy.course.labs.checkpoint_lab import CombineLab, TradeoffLab
 
     runs = {r.every_n_layers: r for r in TradeoffLab(micro_batch=2, seq_len=32, repeats=2).result}
     saved = [runs[n].saved_bytes for n in (1, 2, 3, 4, None)]
@@ -166,7 +166,7 @@ def test_tradeoff_and_combine_bytes_order():
 
 
 def test_formula_lab_measured_is_formula_plus_mask():
-    from gastudy.course.checkpoint_lab import FormulaLab
+    from gastudy.course.labs.checkpoint_lab import FormulaLab
 
     lab = FormulaLab(seq_len=32, hidden=64)
     for n in (1, 2, 3):
@@ -177,7 +177,7 @@ def test_formula_lab_measured_is_formula_plus_mask():
 
 
 def test_offload_on_cpu_has_nothing_to_move():
-    from gastudy.course.checkpoint_lab import CPU_EXPLANATION, OffloadLab
+    from gastudy.course.labs.checkpoint_lab import CPU_EXPLANATION, OffloadLab
 
     lab = OffloadLab(micro_batch=2, seq_len=32)
     lab.controls["device"].value = "cpu"
@@ -189,7 +189,7 @@ def test_offload_on_cpu_has_nothing_to_move():
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_offload_on_gpu_moves_the_inputs():
-    from gastudy.course.checkpoint_lab import offload_demo
+    from gastudy.course.labs.checkpoint_lab import offload_demo
 
     r = offload_demo("cuda", micro_batch=4, seq_len=64, repeats=2)
     assert r.offloaded.measured_bytes < 0.05 * r.plain.measured_bytes
@@ -200,7 +200,7 @@ def test_offload_on_gpu_moves_the_inputs():
 
 
 def test_timeline_lab_phases_and_optimizer_state():
-    from gastudy.course.memory_lab import TimelineLab, first_update_row
+    from gastudy.course.labs.memory_lab import TimelineLab, first_update_row
 
     lab = TimelineLab(micro_batch=2, accumulation_steps=1, groups=2)
     lab.controls["device"].value = "cpu"
@@ -217,7 +217,7 @@ def test_timeline_lab_phases_and_optimizer_state():
 
 
 def test_devices_lab_one_probe_per_device():
-    from gastudy.course.memory_lab import DevicesLab
+    from gastudy.course.labs.memory_lab import DevicesLab
 
     rows = DevicesLab().result
     assert [r.device for r in rows] == ["cpu"] + [f"cuda:{i}" for i in range(torch.cuda.device_count())]
@@ -225,7 +225,7 @@ def test_devices_lab_one_probe_per_device():
 
 
 def test_planner_lab_fixed_part_dominates_then_sgd_fits():
-    from gastudy.course.memory_lab import PlannerLab
+    from gastudy.course.labs.memory_lab import PlannerLab
 
     lab = PlannerLab(budget_mib=100, target=8, hidden=384, seq_len=8)
     lab.controls["device"].value = "cpu"
@@ -243,7 +243,7 @@ def test_planner_lab_fixed_part_dominates_then_sgd_fits():
 
 
 def test_verify_lab_passes_then_fails_for_the_right_reasons():
-    from gastudy.course.verify_lab import VerifyLab
+    from gastudy.course.labs.verify_lab import VerifyLab
 
     lab = VerifyLab()
     assert lab.result.passed and len(lab.result.checks) == 6
@@ -256,7 +256,7 @@ def test_verify_lab_passes_then_fails_for_the_right_reasons():
 
 @pytest.mark.slow
 def test_verify_two_processes():
-    from gastudy.course.verify_lab import verify
+    from gastudy.course.labs.verify_lab import verify
 
     report = verify(micro_batch=2, accumulation_steps=2, replicas=2)
     assert report.passed and report.record.replicas == 2 and len(report.record.per_replica) == 2
@@ -264,7 +264,7 @@ def test_verify_two_processes():
 
 
 def test_record_run_saved_under_its_stage_and_read_back(tmp_path):
-    from gastudy.course.verify_lab import record_run
+    from gastudy.course.labs.verify_lab import record_run
 
     result = record_run(stage="accepted", root=tmp_path)
     assert result.json_path == tmp_path / "accepted" / "tiny-gpt-m4-A4.json" and result.markdown_path.exists()
@@ -278,7 +278,7 @@ def test_record_run_saved_under_its_stage_and_read_back(tmp_path):
 
 
 def test_record_lab_defaults_to_a_temporary_folder():
-    from gastudy.course.verify_lab import RecordLab, default_root
+    from gastudy.course.labs.verify_lab import RecordLab, default_root
 
     lab = RecordLab(micro_batch=2, accumulation_steps=2)
     assert lab.result.json_path.parent == default_root() / "trial"
@@ -290,7 +290,7 @@ def test_record_lab_defaults_to_a_temporary_folder():
 
 
 def test_clinic_lab_fires_then_quiet():
-    from gastudy.course.clinic import ClinicLab
+    from gastudy.course.labs.clinic import ClinicLab
 
     lab = ClinicLab("double_division", accumulation_steps=4)
     case = lab.result
@@ -303,7 +303,7 @@ def test_clinic_lab_fires_then_quiet():
 
 
 def test_clinic_table_and_symptoms():
-    from gastudy.course.clinic import SYMPTOMS, ClinicTableLab, pitfalls_for
+    from gastudy.course.labs.clinic import SYMPTOMS, ClinicTableLab, pitfalls_for
 
     rows = ClinicTableLab(accumulation_steps=3).result.rows
     assert len(rows) == 9 and all(r["fires on the pitfall"] and r["quiet on the fix"] for r in rows)
@@ -317,7 +317,7 @@ def test_clinic_table_and_symptoms():
 
 
 def test_every_question_is_answered_with_its_numbers():
-    from gastudy.course.questions import QUESTIONS, ask
+    from gastudy.course.labs.questions import QUESTIONS, ask
 
     answers = {key: ask(key) for key in QUESTIONS}
     e = {k: a.evidence for k, a in answers.items()}
@@ -337,7 +337,7 @@ def test_every_question_is_answered_with_its_numbers():
 
 
 def test_ask_unknown_and_lab():
-    from gastudy.course.questions import QuestionsLab, ask
+    from gastudy.course.labs.questions import QuestionsLab, ask
 
     with pytest.raises(KeyError, match="ask one of"):
         ask("why")
@@ -353,7 +353,7 @@ def test_ask_unknown_and_lab():
 def _solution(key: str):
     import runpy
 
-    from gastudy.exercises import solution_path
+    from gastudy.course.exercises import solution_path
 
     return runpy.run_path(str(solution_path(key)))["answer"]
 
@@ -368,7 +368,7 @@ def test_checkers_explain_wrong_answers(capsys):
     assert "0-based" in capsys.readouterr().out
     assert check_exercise("09.1", [1, 2, 3, 4, 6, 8, 12, 16, 24, 48]) is False
     assert "ignores D" in capsys.readouterr().out
-    from gastudy.pitfalls import forget_zero_grad
+    from gastudy.check.pitfalls import forget_zero_grad
 
     assert check_exercise("11.1", forget_zero_grad) is False
     assert "ineffective accumulation" in capsys.readouterr().out

@@ -7,12 +7,14 @@ import functools
 import pytest
 import torch
 
-from gastudy import diagnostics as D
-from gastudy import pitfalls as P
-from gastudy.counting import count_supervised, count_unshifted
-from gastudy.data import AdditionDataset
-from gastudy.engine import model_inputs
-from gastudy.loss import summed_loss
+from gastudy.check import diagnostics as D
+from gastudy.check import pitfalls as P
+from gastudy.check.clinic import run_clinic
+from gastudy.check.steps import record_steps
+from gastudy.core.counting import count_supervised, count_unshifted
+from gastudy.core.data import AdditionDataset
+from gastudy.core.engine import model_inputs
+from gastudy.core.loss import summed_loss
 
 CPU = torch.device("cpu")
 
@@ -89,7 +91,7 @@ def test_clip_before_unscale_shrinks_the_update_by_the_loss_scale(setup):
     grads, params = {}, {}
     for name, fn in [("right", P.clip_after_unscale), ("wrong", P.clip_before_unscale)]:
         model, optimizer, scheduler = setup.fresh()
-        with D.record_steps(model, optimizer) as steps:
+        with record_steps(model, optimizer) as steps:
             functools.partial(fn, max_norm=max_norm)(model, optimizer, scheduler, group)
         assert len(steps) == 1 and steps[0].applied
         grads[name], params[name] = steps[0].gradient, torch.cat([p.detach().flatten() for p in model.parameters()])
@@ -240,7 +242,7 @@ def test_schedule_quiet_on_engine_and_fires_without_scheduler_step(setup):
 
 # ------------------------------------------------------------------------------ registry and clinic
 def test_every_pitfall_is_caught_by_its_detector_and_its_fix_is_quiet(setup):
-    cases = D.run_clinic(setup=setup)
+    cases = run_clinic(setup=setup)
     assert [c.pitfall for c in cases] == list(P.PITFALLS)
     for case in cases:
         assert case.detector in D.DETECTORS
@@ -263,7 +265,7 @@ def test_detectors_run_with_no_arguments():
 
 def test_clear_errors(setup):
     with pytest.raises(KeyError, match="known: zero_per_microbatch"):
-        D.run_clinic(["no_such_pitfall"], setup)
+        run_clinic(["no_such_pitfall"], setup)
     with pytest.raises(ValueError, match="give Setup more samples"):
         setup.group(100)
     with pytest.raises(ValueError, match="unknown task"):

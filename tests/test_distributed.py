@@ -19,27 +19,34 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from gastudy.data import AdditionDataset, MicrobatchStream, concat_microbatches
-from gastudy.distributed import (
-    DDPReplicas,
-    ReplicaMismatchError,
-    agree_on_group,
-    batch_plan,
-    check_sample_ids,
+from gastudy.core.data import AdditionDataset, MicrobatchStream, concat_microbatches
+from gastudy.core.engine import model_inputs
+from gastudy.core.groups import build_group
+from gastudy.core.loss import summed_loss
+from gastudy.core.models import build_model
+from gastudy.core.replicas import Replicas
+from gastudy.course.demos.ddp import (
     compare_denominators_worker,
     count_allreduces_worker,
-    duplicate_error,
     duplicate_samples_worker,
-    filler_microbatch,
-    init_from_env,
     uneven_groups_worker,
 )
-from gastudy.engine import model_inputs
-from gastudy.groups import build_group
-from gastudy.launch import LaunchTimeout, WorkerError, check_importable, launch_local, run_local
-from gastudy.loss import summed_loss
-from gastudy.models import build_model
-from gastudy.replicas import Replicas
+from gastudy.parallel.agreement import (
+    ReplicaMismatchError,
+    agree_on_group,
+    check_sample_ids,
+    duplicate_error,
+    filler_microbatch,
+)
+from gastudy.parallel.ddp import DDPReplicas
+from gastudy.parallel.launch import (
+    LaunchTimeout,
+    WorkerError,
+    check_importable,
+    launch_local,
+    run_local,
+)
+from gastudy.parallel.process_group import batch_plan, init_from_env
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -333,7 +340,7 @@ def test_timeout_kills_every_process_and_its_children(tmp_path):
 
 
 def test_verify_on_three_replicas_matches_the_big_batch(tmp_path):
-    from gastudy.dist_cli import verify_replicas
+    from gastudy.cli.replicas import verify_replicas
 
     args = argparse.Namespace(model="tiny-gpt", micro_batch=2, accumulation_steps=3, precision="fp32",
                               normalization="tokens", collate="packed", replicas=3, seed=1, save=str(tmp_path))
@@ -382,7 +389,7 @@ def test_torchrun_training_run_and_its_record(tmp_path):
     saved = json.loads((out / "run_record.json").read_text())
     assert saved["per_replica"] == record["per_replica"] and saved["notes"] == record["notes"]
     # m=4 × D=2 sees the same samples per update as m=8 on one process: the same training.
-    from gastudy.train import TrainConfig, train
+    from gastudy.run.train import TrainConfig, train
 
     single = train(TrainConfig(micro_batch=8, dataset_size=65, progress=False)).record
     assert single.supervised_tokens == record["supervised_tokens"]

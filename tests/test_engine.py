@@ -11,13 +11,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from gastudy.data import AdditionDataset, BlobDataset, MicrobatchStream, pad_collate, split_batch
-from gastudy.engine import Accumulator, EmptyGroupError, NonFiniteLossError
-from gastudy.groups import build_group
-from gastudy.loss import summed_loss
-from gastudy.models import build_model
-from gastudy.precision import Precision, inject_overflow
-from gastudy.verify import compare_gradients, reference_gradients, watch_steps
+from gastudy.check.steps import first_step_gradients, record_steps
+from gastudy.check.verify import compare_gradients, reference_gradients
+from gastudy.core.data import (
+    AdditionDataset,
+    BlobDataset,
+    MicrobatchStream,
+    pad_collate,
+    split_batch,
+)
+from gastudy.core.engine import Accumulator, EmptyGroupError, NonFiniteLossError
+from gastudy.core.groups import build_group
+from gastudy.core.loss import summed_loss
+from gastudy.core.models import build_model
+from gastudy.core.precision import Precision, inject_overflow
 from tests.helpers import addition_microbatches, group_of, tiny_gpt
 
 DS = AdditionDataset(24, seed=7)
@@ -28,9 +35,9 @@ def engine_gradient(model, microbatches, normalization="tokens", accumulation_st
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     eng = Accumulator(model, opt, accumulation_steps=accumulation_steps or len(microbatches),
                       normalization=normalization, **kw)
-    with watch_steps(model, opt) as watch:
+    with record_steps(model, opt, track_applied=False) as steps:
         result = eng.update(build_group(0, microbatches, eng.accumulation_steps, eng.task))
-    return watch.gradients, result, eng
+    return first_step_gradients(steps), result, eng
 
 
 def partition(samples, sizes):
@@ -76,7 +83,7 @@ def test_steps_matches_when_counts_are_equal():
 def test_packed_batches_with_shift_labels_equal_padded():
     padded = partition(SAMPLES, [3, 3, 3, 3])
     packed = [packed_mb for packed_mb in (
-        __import__("gastudy.data", fromlist=["packed_collate"]).packed_collate(split_batch(mb)) for mb in padded)]
+        __import__("gastudy.core.data", fromlist=["packed_collate"]).packed_collate(split_batch(mb)) for mb in padded)]
     g1, r1, _ = engine_gradient(tiny_gpt(), padded)
     g2, r2, _ = engine_gradient(tiny_gpt(), packed)
     assert r1.denominator == r2.denominator
@@ -126,7 +133,7 @@ def test_update_order_and_counters():
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
     eng = Accumulator(model, opt, accumulation_steps=4, scheduler=sched, clip_grad_norm=1e-3)
     stream = MicrobatchStream(AdditionDataset(32, seed=1), 2, seed=1)
-    groups = list(__import__("gastudy.groups", fromlist=["make_groups"]).make_groups(stream, 4))
+    groups = list(__import__("gastudy.core.groups", fromlist=["make_groups"]).make_groups(stream, 4))
     results = eng.train(groups)
     c = eng.counters
     assert (c.microbatches, c.backward_passes, c.updates_attempted, c.updates_applied, c.scheduler_steps) == (16, 16, 4, 4, 4)

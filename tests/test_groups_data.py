@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from gastudy.data import (
+from gastudy.core.data import (
     AdditionDataset,
     MicrobatchStream,
     concat_microbatches,
@@ -13,7 +13,7 @@ from gastudy.data import (
     pad_collate,
     split_batch,
 )
-from gastudy.groups import make_groups
+from gastudy.core.groups import make_groups
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

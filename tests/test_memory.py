@@ -7,21 +7,14 @@ import warnings
 import pytest
 import torch
 
-from gastudy.checkpointing import checkpointing
-from gastudy.memory import (
-    MemoryProbe,
-    SavedTensorCounter,
-    device_probes,
-    format_bytes,
-    formula_check,
-    measure_peak,
-    phase_timeline,
-    saved_bytes,
-    state_bytes,
-    synthetic_microbatches,
-)
-from gastudy.memory_cli import main, parse_bytes
-from gastudy.models import build_model
+from gastudy.cli.memory import main, parse_bytes
+from gastudy.core.checkpointing import checkpointing
+from gastudy.core.models import build_model
+from gastudy.memory.planner import measure_peak
+from gastudy.memory.probes import MemoryProbe, device_probes, state_bytes
+from gastudy.memory.saved import SavedTensorCounter, format_bytes, formula_check, saved_bytes
+from gastudy.memory.timeline import phase_timeline
+from gastudy.memory.workload import synthetic_microbatches
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 SMALL = {"hidden": 32, "layers": 4, "heads": 2}

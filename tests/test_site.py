@@ -1,4 +1,4 @@
-"""The static edition (gastudy.site): executes copies, renders labs statically, never writes notebooks."""
+"""The static edition (gastudy.course.site): executes copies, renders labs statically, never writes notebooks."""
 
 from __future__ import annotations
 
@@ -9,14 +9,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from gastudy.site import (
-    SiteBuildError,
-    add_site_parser,
-    build_site,
-    course_notebooks,
-    flatten_widgets,
-    site_command,
-)
+from gastudy.cli.site import add_site_parser, site_command
+from gastudy.course.site import SiteBuildError, build_site, course_notebooks, flatten_widgets
 
 REPO = Path(__file__).resolve().parents[1]
 

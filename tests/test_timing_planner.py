@@ -4,10 +4,14 @@ speed claims belong to benchmarks/bench_checkpointing.py."""
 import pytest
 import torch
 
-from gastudy.memory import PeakMeasurement
-from gastudy.plan import PlanError
-from gastudy.planner import candidate_micro_batches, plan_for_budget
-from gastudy.timing import compare_checkpointing, compare_layouts, time_configuration, time_update
+from gastudy.core.plan import PlanError
+from gastudy.memory.planner import PeakMeasurement, candidate_micro_batches, plan_for_budget
+from gastudy.memory.timing import (
+    compare_checkpointing,
+    compare_layouts,
+    time_configuration,
+    time_update,
+)
 
 SMALL = {"hidden": 32, "layers": 4, "heads": 2}
 FAST = dict(model_kwargs=SMALL, seq_len=16, warmup=0, repeats=1)

@@ -3,9 +3,9 @@ import json
 import pytest
 import torch
 
-from gastudy.cli import main
-from gastudy.resume import load_checkpoint
-from gastudy.train import TrainConfig, train, updates_per_epoch
+from gastudy.cli.main import main
+from gastudy.run.resume import load_checkpoint
+from gastudy.run.train import TrainConfig, train, updates_per_epoch
 
 SMALL = dict(dataset_size=40, micro_batch=4, accumulation_steps=3, progress=False, epochs=2)
 

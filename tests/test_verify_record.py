@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from gastudy.cli import main
-from gastudy.record import RunRecord
-from gastudy.verify import TOLERANCES, verify_one_update
+from gastudy.check.verify import TOLERANCES, verify_one_update
+from gastudy.cli.main import main
+from gastudy.core.record import RunRecord
 
 
 def test_default_configuration_passes_every_check():

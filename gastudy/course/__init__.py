@@ -1,8 +1,10 @@
-"""The course's library side: one module per chapter holding its widget labs and checks.
+"""The course layer, on top of the library: ``labs`` (one module per chapter's widgets),
+``demos`` (course-only measurements), ``exercises`` (checkers and solutions), ``site`` (the
+static edition), and the shared ``widgets``, ``checks`` and ``sections``.
 
 Notebooks stay short: a cell builds a lab (``SomeLab()``), displays it and runs a check.
-Every lab's logic lives here so pytest can drive it headless by setting ``.value`` on its
-controls. :data:`SECTIONS` maps every section ID of the source documents to its notebook.
+:data:`SECTIONS` maps every section ID of the source documents to its notebook. The library
+(:mod:`gastudy.core` … :mod:`gastudy.run`) never imports this package.
 """
 
 from gastudy.course.checks import check, check_close

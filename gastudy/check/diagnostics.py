@@ -1,0 +1,728 @@
+"""Detectors for the five classic accumulation symptoms (course: MB-11, also MB-1, MB-4, MB-6, GA-6).
+
+Each detector takes an **update function** (see :mod:`gastudy.check.pitfalls`: it performs one
+optimizer update from one group and returns the logged loss), runs it on deep copies of a
+small :class:`Setup`, measures, and returns a :class:`Verdict`:
+
+=============================  ===============================================================
+detector                       what it measures
+=============================  ===============================================================
+``diagnose_double_division``   gradient at ``optimizer.step`` vs the big-batch gradient: a
+                               uniform rescaling by k (k ≈ A: divided twice)
+``diagnose_partition_dependence``  the same samples split into different (m, A): do the
+                               gradients at the step differ?
+``diagnose_ineffective_accumulation``  no step / only the last microbatch's gradient / the
+                               previous group's gradient leaking into the next update
+``diagnose_memory_growth``     bytes kept alive (saved-for-backward + model outputs) at the
+                               start of each microbatch: do they grow with its index?
+``diagnose_schedule_drift``    scheduler steps vs applied optimizer updates over n groups
+=============================  ===============================================================
+
+Gradients are captured with an optimizer step pre-hook, i.e. exactly what the optimizer
+consumes (unscaled and clipped when the loop does so). The default setup is a small float64
+TinyGPT on variable-length addition problems (every token supervised), so "equal" is crisp.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+from gastudy.check.pitfalls import UpdateFn
+from gastudy.check.steps import StepRecord, current_gradient, flat, record_steps
+from gastudy.check.verify import reference_gradients
+from gastudy.core.counting import check_task
+from gastudy.core.data import (
+    COLLATORS,
+    AdditionDataset,
+    BlobDataset,
+    Sample,
+    concat_microbatches,
+    split_batch,
+)
+from gastudy.core.engine import model_inputs
+from gastudy.core.groups import Group, build_group
+from gastudy.core.loss import logits_of, summed_loss
+from gastudy.core.models import build_model, task_of
+from gastudy.memory.saved import format_bytes, storage_key
+
+# ---------------------------------------------------------------------------------------------
+# Verdicts and the setup
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Verdict:
+    """A detector's answer: ``fired`` (the symptom is present), a readable ``message`` and the
+    measured ``evidence`` (plain numbers and lists, JSON-ready). Course: MB-11."""
+
+    symptom: str
+    fired: bool
+    message: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{'✗' if self.fired else '✓'} {self.symptom}: {self.message}"
+
+
+def default_optimizer(model: nn.Module) -> torch.optim.Optimizer:
+    """Plain SGD, lr 0.1: every applied update changes the parameters. Course: MB-11."""
+    return torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def default_scheduler(optimizer: torch.optim.Optimizer) -> Any:
+    """``LambdaLR`` with lr × 1/(1 + updates): each step visibly changes the learning rate (MB-6).
+
+    Course: MB-6, MB-11.
+    """
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 / (1 + step))
+
+
+@dataclass
+class Setup:
+    """A small, reproducible world for the detectors.
+
+    Args:
+        model: the template; every run uses a deep copy (the template is never trained).
+        samples: individual samples (dicts as datasets yield them); group ``i`` uses samples
+            ``i·m·A … (i+1)·m·A - 1``.
+        micro_batch, accumulation_steps: m and A of the default partition.
+        task: how supervised items are counted (``causal``, ``masked``, ``classification``).
+        collate: ``"padded"`` or ``"packed"``.
+        make_optimizer / make_scheduler: factories called for every fresh copy.
+        tolerance: relative tolerance for "equal gradients"; default 1e-9 for a float64
+            model, 1e-4 otherwise.
+
+    Course: MB-11.
+    """
+
+    model: nn.Module
+    samples: Sequence[Sample]
+    micro_batch: int = 2
+    accumulation_steps: int = 4
+    task: str = "causal"
+    collate: str = "padded"
+    make_optimizer: Callable[[nn.Module], torch.optim.Optimizer] = default_optimizer
+    make_scheduler: Callable[[torch.optim.Optimizer], Any] | None = default_scheduler
+    tolerance: float | None = None
+
+    def __post_init__(self) -> None:
+        check_task(self.task)
+        if self.collate not in COLLATORS:
+            raise ValueError(f"unknown collate {self.collate!r}; use one of {sorted(COLLATORS)}")
+
+    @property
+    def tol(self) -> float:
+        """The relative tolerance used to call two gradients equal."""
+        if self.tolerance is not None:
+            return self.tolerance
+        return 1e-9 if next(self.model.parameters()).dtype == torch.float64 else 1e-4
+
+    def fresh(self) -> tuple[nn.Module, torch.optim.Optimizer, Any]:
+        """A deep copy of the model (no gradients), its optimizer and scheduler (or None)."""
+        model = copy.deepcopy(self.model)
+        model.zero_grad(set_to_none=True)
+        optimizer = self.make_optimizer(model)
+        scheduler = self.make_scheduler(optimizer) if self.make_scheduler is not None else None
+        return model, optimizer, scheduler
+
+    def group(self, index: int = 0, microbatches: int | None = None) -> Group:
+        """Group ``index``: A microbatches of m samples (samples ``i·m·A`` onwards).
+
+        ``microbatches`` < A keeps only the first few — a short last group with the configured
+        A. Raises ``ValueError`` when the setup holds too few samples.
+        """
+        m, A = self.micro_batch, self.accumulation_steps
+        k = A if microbatches is None else microbatches
+        start = index * m * A
+        if start + k * m > len(self.samples):
+            raise ValueError(f"group {index} needs samples {start}…{start + k * m - 1} but the setup "
+                             f"holds {len(self.samples)}; give Setup more samples")
+        collate = COLLATORS[self.collate]
+        mbs = [collate(list(self.samples[start + i * m: start + (i + 1) * m])) for i in range(k)]
+        return build_group(index, mbs, A, self.task)
+
+
+def default_setup(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4, seed: int = 0,
+                  dtype: torch.dtype = torch.float64, samples: int = 64, collate: str = "padded") -> Setup:
+    """The detectors' default world: a course model in float64 and generated data.
+
+    ``tiny-gpt`` (hidden 16, 2 layers) gets :class:`AdditionDataset` problems of 1–3 digits with
+    every token supervised (lengths vary, and the first label of each row is supervised, so
+    an unshifted count is visibly wrong); the MLPs (``ln-mlp``, ``bn-mlp``, ``mlp``) get
+    :class:`BlobDataset` points. Course: MB-11.
+    """
+    kwargs = {"hidden": 16, "layers": 2, "heads": 2} if model == "tiny-gpt" else {}
+    net = build_model(model, seed=seed, dtype=dtype, **kwargs)
+    task = task_of(model)
+    if task == "causal":
+        data = AdditionDataset(samples, max_digits=3, seed=seed, supervise="all")
+    else:
+        data = BlobDataset(samples, seed=seed)
+        data.x = data.x.to(dtype)
+    return Setup(net, [data[i] for i in range(len(data))], micro_batch, accumulation_steps, task,
+                 collate if task == "causal" else "padded")
+
+
+def regroup(group: Group, micro_batch: int, accumulation_steps: int, task: str = "causal") -> Group:
+    """The same samples as ``group``, re-split into microbatches of ``micro_batch`` (MB-8, MB-11).
+
+    Uses :func:`split_batch` and the group's own collator (padded or packed). The new group has
+    ``len(samples) / micro_batch`` microbatches and the configured ``accumulation_steps`` (a
+    short group when that is larger). Raises ``ValueError`` if ``micro_batch`` does not divide
+    the number of samples.
+
+    Course: MB-8, MB-11.
+    """
+    samples = [s for mb in group.microbatches for s in split_batch(mb)]
+    if len(samples) % micro_batch:
+        raise ValueError(f"micro_batch={micro_batch} does not divide the group's {len(samples)} samples")
+    collate = COLLATORS["packed" if "position_ids" in group.microbatches[0] else "padded"]
+    mbs = [collate(samples[i: i + micro_batch]) for i in range(0, len(samples), micro_batch)]
+    return build_group(group.index, mbs, accumulation_steps, task)
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def reference_gradient(model: nn.Module, group: Group, task: str = "causal") -> torch.Tensor:
+    """The big-batch gradient of ``group`` at ``model``'s parameters, as one float64 vector.
+
+    One forward over :func:`concat_microbatches` of the group, summed loss ÷ supervised items,
+    on a deep copy (``model`` is untouched). Course: GA-1, MB-8.
+    """
+    ref_model = copy.deepcopy(model)
+    return flat(reference_gradients(ref_model, group.microbatches, task), ref_model)
+
+
+def _contributions(model: nn.Module, group: Group, task: str) -> list[torch.Tensor]:
+    """Each microbatch's gradient contribution, summed loss ÷ the group's items (on a copy)."""
+    ref_model = copy.deepcopy(model)
+    device = next(ref_model.parameters()).device
+    out = []
+    for mb in group.microbatches:
+        ref_model.zero_grad(set_to_none=True)
+        loss_sum, _ = summed_loss(ref_model(**model_inputs(mb, device)), mb, task)
+        (loss_sum / group.supervised_items).backward()
+        out.append(current_gradient(ref_model))
+    return out
+
+
+def rel_diff(a: torch.Tensor, b: torch.Tensor) -> float:
+    """‖a − b‖ ÷ ‖b‖ (‖a‖ when b is zero). Course: MB-8, MB-11."""
+    denom = float(b.norm()) or float(a.norm()) or 1.0
+    return float((a - b).norm()) / denom
+
+
+def scale_fit(g: torch.Tensor, ref: torch.Tensor) -> tuple[float, float]:
+    """Fit ``g ≈ ref / k``. Returns ``(k, residual)``: k = ‖ref‖² ÷ ⟨ref, g⟩ and the relative
+    residual ‖g − ref/k‖ ÷ ‖g‖ (0 for an exact uniform rescaling; k = inf if g ⟂ ref).
+
+    Course: GA-6, MB-11.
+    """
+    dot = float(torch.dot(ref, g))
+    if dot <= 0 or float(g.norm()) == 0:
+        return math.inf, 1.0
+    s = dot / float(ref.norm()) ** 2
+    return 1.0 / s, float((g - s * ref).norm() / g.norm())
+
+
+def _gradient_at_step(update_fn: UpdateFn, setup: Setup, group: Group) -> tuple[list[StepRecord], float]:
+    """Run one update on a fresh copy (torch's warnings silenced); its step records and logged loss."""
+    model, optimizer, scheduler = setup.fresh()
+    with record_steps(model, optimizer) as steps, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loss = update_fn(model, optimizer, scheduler, group)
+    return steps, float(loss)
+
+
+def _no_step(symptom: str, evidence: dict) -> Verdict:
+    return Verdict(symptom, False, "no optimizer step happened, so there is no gradient to judge — "
+                   "run diagnose_ineffective_accumulation", evidence)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Double division
+# ---------------------------------------------------------------------------------------------
+
+
+def diagnose_double_division(update_fn: UpdateFn, setup: Setup | None = None, group: int = 0) -> Verdict:
+    """Is the update's gradient a uniformly shrunk (or grown) big-batch gradient? (GA-6, MB-11)
+
+    Runs ``update_fn`` once on group ``group`` of ``setup`` (default: :func:`default_setup`),
+    captures the gradient at ``optimizer.step`` and fits it as ``reference / k``.
+
+    Fires when the gradient is a uniform rescaling (fit residual ≤ 100 × tolerance) with
+    ``|k − 1| > 1e-3``, or when it is not uniform but at least 1.5× too small in norm. The
+    message names the likely cause: ``k ≈`` the group's microbatches (divided twice: a loss
+    already ÷ num_items declared unscaled), ``k = (N + rows)/N`` (causal count without the
+    shift), or something else (e.g. clipping fp16 gradients before ``unscale_``).
+
+    Evidence: ``k``, ``residual``, ``norm_ratio``, ``loss_ratio`` (reference ÷ logged loss),
+    ``accumulation_steps``, ``microbatches``, ``denominator`` and ``implied_denominator``.
+
+    Course: GA-6, MB-11.
+    """
+    setup = setup or default_setup()
+    symptom = "double division"
+    g = setup.group(group)
+    model, _, _ = setup.fresh()
+    ref = reference_gradient(model, g, setup.task)
+    big = concat_microbatches(g.microbatches)
+    with torch.no_grad():
+        big_loss, _ = summed_loss(model(**model_inputs(big, next(model.parameters()).device)), big, setup.task)
+    ref_loss = float(big_loss) / g.supervised_items
+    steps, loss = _gradient_at_step(update_fn, setup, g)
+    N, A, size = g.supervised_items, g.accumulation_steps, g.size
+    evidence: dict[str, Any] = {"accumulation_steps": A, "microbatches": size, "denominator": N,
+                                "reference_loss": ref_loss, "logged_loss": loss,
+                                "loss_ratio": ref_loss / loss if loss else math.inf}
+    if not steps:
+        return _no_step(symptom, evidence)
+    got = steps[0].gradient
+    k, residual = scale_fit(got, ref)
+    norm_ratio = float(ref.norm() / got.norm()) if float(got.norm()) else math.inf
+    uniform = residual <= max(100 * setup.tol, 1e-8)
+    evidence.update(k=k, residual=residual, norm_ratio=norm_ratio, uniform=uniform,
+                    implied_denominator=k * N if math.isfinite(k) else None)
+    if uniform and abs(k - 1) <= 1e-3:
+        return Verdict(symptom, False, f"the gradient matches the big-batch gradient in size "
+                       f"(ratio {k:.6f}, A = {A})", evidence)
+    if not uniform and norm_ratio < 1.5:
+        return Verdict(symptom, False, f"the gradient has the right size (norm ratio {norm_ratio:.3f}) but "
+                       f"points elsewhere (residual {residual:.2e}): not a division problem — run "
+                       "diagnose_partition_dependence", evidence)
+    if not uniform:
+        return Verdict(symptom, True, f"the gradient is about {norm_ratio:.2f}× smaller than the big-batch "
+                       f"gradient and also points elsewhere (residual {residual:.2e}, A = {A}) — a division "
+                       "problem mixed with a weighting one (zero_grad inside the loop? mean of means?)", evidence)
+    head = (f"the gradient is {_times(k)} smaller than the big-batch gradient" if k > 1
+            else f"the gradient is {_times(1 / k)} larger than the big-batch gradient")
+    rows = _rows_with_first_label(g, setup.task)
+    evidence["rows_with_supervised_first_label"] = rows
+    if abs(k - size) <= 0.05 * size and size >= 2:
+        cause = (f"(A = {A}{'' if size == A else f', {size} microbatches in this group'}) — look for a loss "
+                 "divided by num_items and again by A (declare loss_is_scaled_for_ga=True, GA-6)")
+    elif rows and abs(k * N - (N + rows)) <= 0.01 * N:
+        cause = (f"(A = {A}): the denominator is {k * N:.0f} items instead of {N} — {rows} extra, one per row "
+                 "whose first label is supervised: count causal labels after the shift (labels[..., 1:], GA-5)")
+    elif k > 1:
+        cause = (f"(A = {A}) — something shrinks the whole gradient: an extra division, or clipping fp16 "
+                 "gradients while still scaled (call scaler.unscale_ before clipping, MB-5)")
+    else:
+        cause = f"(A = {A}) — a division is missing: divide the summed loss by the group's supervised items"
+    return Verdict(symptom, True, f"{head} {cause}", evidence)
+
+
+def _times(k: float) -> str:
+    """``4.0`` → ``'4.00×'``, ``46967.2`` → ``'46,967×'``."""
+    return f"{k:,.0f}×" if k >= 100 else f"{k:.2f}×"
+
+
+def _rows_with_first_label(group: Group, task: str) -> int:
+    """Rows whose *unshifted* first label is supervised (what an unshifted causal count adds)."""
+    if task != "causal":
+        return 0
+    return sum(int((mb["labels"][..., 0] != -100).sum()) for mb in group.microbatches if "shift_labels" not in mb)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Partition dependence
+# ---------------------------------------------------------------------------------------------
+
+
+def default_partitions(micro_batch: int, accumulation_steps: int) -> list[tuple[int, int]]:
+    """(m, A) splits of the same m·A samples: as given, one big microbatch, one sample per
+    microbatch, m doubled (if A is even), and the same m with A doubled (a short last group).
+
+    Course: MB-8, MB-11.
+    """
+    n = micro_batch * accumulation_steps
+    parts = [(micro_batch, accumulation_steps), (n, 1), (1, n)]
+    if accumulation_steps % 2 == 0:
+        parts.append((2 * micro_batch, accumulation_steps // 2))
+    parts.append((micro_batch, 2 * accumulation_steps))
+    return list(dict.fromkeys(parts))
+
+
+def diagnose_partition_dependence(update_fn: UpdateFn, setup: Setup | None = None,
+                                  partitions: Sequence[tuple[int, int]] | None = None, group: int = 0) -> Verdict:
+    """Does the update change when the same samples are split differently? (MB-3, MB-8, MB-11)
+
+    Re-splits group ``group``'s samples into each ``(micro_batch, accumulation_steps)`` of
+    ``partitions`` (default :func:`default_partitions`; A larger than the number of
+    microbatches makes a short last group), runs one update per split on a fresh copy and
+    compares the gradients at the step with the first split's. Fires when the largest relative
+    difference exceeds the setup's tolerance. A split that raises (BatchNorm with one sample
+    per microbatch) is recorded in the evidence and skipped.
+
+    Evidence: ``partitions`` (m, A, microbatches, rel_diff, k, error), ``max_rel_diff``,
+    ``tolerance``.
+
+    Course: MB-3, MB-8, MB-11.
+    """
+    setup = setup or default_setup()
+    symptom = "partition dependence"
+    partitions = list(partitions or default_partitions(setup.micro_batch, setup.accumulation_steps))
+    base = setup.group(group)
+    rows: list[dict[str, Any]] = []
+    first: torch.Tensor | None = None
+    for m, A in partitions:
+        row: dict[str, Any] = {"micro_batch": m, "accumulation_steps": A}
+        try:
+            g = regroup(base, m, A, setup.task)
+            row["microbatches"] = g.size
+            steps, _ = _gradient_at_step(update_fn, setup, g)
+        except (ValueError, RuntimeError) as err:
+            rows.append({**row, "error": str(err).splitlines()[0]})
+            continue
+        if not steps:
+            rows.append({**row, "error": "no optimizer step"})
+            continue
+        grad = steps[0].gradient
+        if first is None:
+            first = grad
+        row["rel_diff"] = rel_diff(grad, first)
+        row["k"] = scale_fit(grad, first)[0]
+        rows.append(row)
+    measured = [r for r in rows if "rel_diff" in r]
+    evidence = {"partitions": rows, "tolerance": setup.tol, "samples": base.samples,
+                "max_rel_diff": max((r["rel_diff"] for r in measured), default=0.0)}
+    if len(measured) < 2:
+        return Verdict(symptom, False, f"fewer than two partitions produced a step ({rows}); nothing to compare",
+                       evidence)
+    worst = max(measured, key=lambda r: r["rel_diff"])
+    if worst["rel_diff"] <= setup.tol:
+        return Verdict(symptom, False, f"{len(measured)} splits of the same {base.samples} samples give the same "
+                       f"gradient (max relative difference {worst['rel_diff']:.1e} ≤ {setup.tol:.0e})", evidence)
+    m0, A0 = measured[0]["micro_batch"], measured[0]["accumulation_steps"]
+    head = (f"the gradient changes by {100 * worst['rel_diff']:.3g}% when the same {base.samples} samples are split "
+            f"as m={worst['micro_batch']}, A={worst['accumulation_steps']} instead of m={m0}, A={A0}")
+    others = [r for r in measured[1:] if r is not worst]
+    short = worst["microbatches"] < worst["accumulation_steps"]
+    if short and all(r["rel_diff"] <= setup.tol for r in others):
+        hint = (f" — only the short group ({worst['microbatches']} of A={worst['accumulation_steps']} microbatches) "
+                f"differs, {worst['k']:.3g}× too small: a constant divisor A on a short last group; divide by the "
+                "group's real items")
+    else:
+        hint = (" — look for a mean of microbatch means (weight by supervised items), ignored tokens counted in "
+                "a denominator, or a layer that mixes samples (BatchNorm, MB-8)")
+    return Verdict(symptom, True, head + hint, evidence)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Ineffective accumulation
+# ---------------------------------------------------------------------------------------------
+
+
+def diagnose_ineffective_accumulation(update_fn: UpdateFn, setup: Setup | None = None) -> Verdict:
+    """Does accumulation actually accumulate, once per group? (MB-1, MB-11)
+
+    Runs two consecutive groups on one model copy and fires when:
+
+    - a group makes no optimizer step, more than one, or a step that changes no parameter;
+    - the first group's gradient at the step is (proportional to) only the *last* microbatch's
+      contribution — ``zero_grad`` inside the microbatch loop;
+    - the second group's gradient equals its own big-batch gradient *plus* the gradient left
+      over from the first group — ``zero_grad`` forgotten between groups.
+
+    Evidence: ``steps`` and ``applied`` per group, ``rel_diff`` per group (vs its big-batch
+    gradient), ``last_microbatch_residual``, ``leftover_norm``, ``leak_residual``.
+
+    Course: MB-1, MB-11.
+    """
+    setup = setup or default_setup()
+    symptom = "ineffective accumulation"
+    model, optimizer, scheduler = setup.fresh()
+    groups = [setup.group(0), setup.group(1)]
+    evidence: dict[str, Any] = {"steps": [], "applied": [], "rel_diff": [], "accumulation_steps": groups[0].accumulation_steps}
+    reasons: list[str] = []
+    last_contribution = _contributions(model, groups[0], setup.task)[-1]
+    for i, g in enumerate(groups):
+        ref = reference_gradient(model, g, setup.task)
+        leftover = current_gradient(model)
+        with record_steps(model, optimizer) as steps, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            update_fn(model, optimizer, scheduler, g)
+        evidence["steps"].append(len(steps))
+        evidence["applied"].append(sum(s.applied for s in steps))
+        if len(steps) != 1:
+            reasons.append(f"group {i} made {len(steps)} optimizer steps instead of one" +
+                           (" — optimizer.step() is missing (or every step was skipped)" if not steps else
+                            " — parameters changed between microbatches, nothing was accumulated"))
+            evidence["rel_diff"].append(None)
+            continue
+        got = steps[0].gradient
+        if not steps[0].applied:
+            reasons.append(f"group {i}'s step changed no parameter (gradient norm {float(got.norm()):.3g})")
+        d = rel_diff(got, ref)
+        evidence["rel_diff"].append(d)
+        if d <= setup.tol:
+            continue
+        if i == 0:
+            _, residual = scale_fit(got, last_contribution)
+            evidence["last_microbatch_residual"] = residual
+            if residual <= max(100 * setup.tol, 1e-8) and g.size > 1:
+                reasons.append(f"only the last of {g.size} microbatches reached the step (the gradient equals its "
+                               f"contribution, residual {residual:.1e}) — zero_grad runs inside the microbatch loop")
+        else:
+            leak = rel_diff(got, ref + leftover)
+            evidence.update(leftover_norm=float(leftover.norm()), leak_residual=leak)
+            if float(leftover.norm()) > 0 and leak <= setup.tol:
+                reasons.append(f"group 1's gradient is its own plus group 0's leftover (norm "
+                               f"{float(leftover.norm()):.3g}, residual {leak:.1e}) — zero the gradients "
+                               "after each update (or before each group)")
+    if reasons:
+        return Verdict(symptom, True, "; ".join(reasons), evidence)
+    return Verdict(symptom, False, "one applied step per group, each with the whole group's gradient and "
+                   "nothing from the previous group", evidence)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Memory growth
+# ---------------------------------------------------------------------------------------------
+
+
+class _Held:
+    """What the pack hook stores instead of a tensor, so a weak reference tells when autograd
+    has released it (after backward, or when the graph is dropped)."""
+
+    __slots__ = ("tensor", "__weakref__")
+
+    def __init__(self, tensor: torch.Tensor):
+        self.tensor = tensor
+
+
+class LiveBytes:
+    """Bytes kept alive by autograd graphs and model outputs, measured at microbatch starts (MB-4).
+
+    A context manager. Inside it every tensor saved for backward is wrapped so that its release
+    is observable; a forward pre-hook on ``model`` marks each microbatch start (one model call
+    = one microbatch) and records the live bytes then; a forward hook remembers each output
+    (logits) weakly. Each storage is counted once; the model's parameters and buffers are
+    excluded. Units: bytes.
+
+    Attributes after the block: ``retained_saved`` / ``retained_outputs`` (live bytes at the
+    start of each microbatch), ``saved_per_microbatch`` / ``output_per_microbatch`` (bytes
+    each microbatch saved / returned).
+
+    Course: MB-4.
+    """
+
+    def __init__(self, model: nn.Module):
+        self.model = model
+        self.retained_saved: list[int] = []
+        self.retained_outputs: list[int] = []
+        self.saved_per_microbatch: list[int] = []
+        self.output_per_microbatch: list[int] = []
+        self._saved: list[tuple[weakref.ref, tuple, int]] = []
+        self._outputs: list[tuple[weakref.ref, tuple, int]] = []
+        self._by_key: dict[tuple, list[weakref.ref]] = {}
+
+    @staticmethod
+    def _live(entries: list[tuple[weakref.ref, tuple, int]], exclude: set) -> tuple[int, set]:
+        alive = {key: n for ref, key, n in entries if ref() is not None and key not in exclude}
+        return sum(alive.values()), set(alive)
+
+    def _pack(self, t: torch.Tensor) -> _Held:
+        held = _Held(t)
+        key, nbytes = storage_key(t)
+        if key not in self._params:
+            refs = self._by_key.setdefault(key, [])
+            if not any(r() is not None for r in refs) and self.saved_per_microbatch:
+                self.saved_per_microbatch[-1] += nbytes  # a storage not already kept alive
+            refs.append(weakref.ref(held))
+            self._saved.append((refs[-1], key, nbytes))
+        return held
+
+    def _start(self, *_: Any) -> None:
+        saved, saved_keys = self._live(self._saved, self._params)
+        outputs, _ = self._live(self._outputs, self._params | saved_keys)
+        self.retained_saved.append(saved)
+        self.retained_outputs.append(outputs)
+        self.saved_per_microbatch.append(0)
+        self.output_per_microbatch.append(0)
+
+    def _output(self, _module: nn.Module, _inputs: Any, output: Any) -> None:
+        try:
+            t = logits_of(output)
+        except TypeError:
+            return
+        key, nbytes = storage_key(t)
+        self._outputs.append((weakref.ref(t), key, nbytes))
+        self.output_per_microbatch[-1] += nbytes
+
+    def __enter__(self) -> LiveBytes:
+        self._params = {storage_key(t)[0] for t in (*self.model.parameters(), *self.model.buffers())}
+        self._handles = [self.model.register_forward_pre_hook(self._start),
+                         self.model.register_forward_hook(self._output)]
+        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, lambda held: held.tensor)
+        self._hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._hooks.__exit__(*exc)
+        for h in self._handles:
+            h.remove()
+
+
+def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup | None = None) -> Verdict:
+    """Do the bytes kept alive grow with the microbatch index? (MB-4, MB-11)
+
+    Runs one group of A ≥ 3 microbatches under :class:`LiveBytes`. A correct loop releases each
+    microbatch's graph at its backward, so the bytes alive at the start of microbatch k stay
+    flat (at most the previous output still bound to a variable). Keeping graph-attached
+    losses (``total = total + loss`` with one backward at the end) or outputs in a list makes
+    them grow by about one microbatch's bytes per microbatch. Fires when, from microbatch 1 to
+    A−1, the saved bytes grow by at least half a microbatch's saved bytes per microbatch, or the
+    kept outputs by half a microbatch's output bytes.
+
+    Evidence: ``retained_saved``, ``retained_outputs``, ``saved_per_microbatch``,
+    ``output_per_microbatch`` (bytes), ``growth_saved`` and ``growth_outputs`` (bytes per
+    microbatch). Raises ``ValueError`` when A < 3 (growth cannot be told from one kept output).
+
+    Course: MB-4, MB-11.
+    """
+    setup = setup or default_setup()
+    symptom = "memory growth"
+    g = setup.group(0)
+    if g.size < 3:
+        raise ValueError(f"diagnose_memory_growth needs a group of at least 3 microbatches, got {g.size}: "
+                         "use a Setup with accumulation_steps >= 3")
+    model, optimizer, scheduler = setup.fresh()
+    with LiveBytes(model) as live, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        update_fn(model, optimizer, scheduler, g)
+    n = len(live.retained_saved)
+    if n < 3:
+        return Verdict(symptom, False, f"the model was called {n} times for {g.size} microbatches; "
+                       "cannot see microbatch boundaries", {"model_calls": n})
+    per_saved = sum(live.saved_per_microbatch) / n
+    per_out = sum(live.output_per_microbatch) / n
+    growth_saved = (live.retained_saved[-1] - live.retained_saved[1]) / (n - 2)
+    growth_out = (live.retained_outputs[-1] - live.retained_outputs[1]) / (n - 2)
+    evidence = {"retained_saved": live.retained_saved, "retained_outputs": live.retained_outputs,
+                "saved_per_microbatch": live.saved_per_microbatch,
+                "output_per_microbatch": live.output_per_microbatch,
+                "growth_saved": growth_saved, "growth_outputs": growth_out, "microbatches": n}
+    grows_saved = per_saved > 0 and growth_saved >= 0.5 * per_saved
+    grows_out = per_out > 0 and growth_out >= 0.5 * per_out
+    total = [s + o for s, o in zip(live.retained_saved, live.retained_outputs)]
+    series = ", ".join(format_bytes(b) for b in total)
+    if grows_saved or grows_out:
+        what = []
+        if grows_saved:
+            what.append(f"graphs: +{format_bytes(growth_saved)} per microbatch ≈ {growth_saved / per_saved:.2f}× "
+                        "one microbatch's saved activations")
+        if grows_out:
+            what.append(f"outputs: +{format_bytes(growth_out)} per microbatch")
+        return Verdict(symptom, True, f"bytes alive at each microbatch start grow with its index ({series}; "
+                       f"{'; '.join(what)}) — references are kept between microbatches: call backward per "
+                       "microbatch and keep only loss.item() / detached values", evidence)
+    return Verdict(symptom, False, f"bytes alive at each microbatch start stay flat ({series}); each microbatch "
+                   f"saves about {format_bytes(per_saved)} and releases it at its backward", evidence)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. Schedule drift
+# ---------------------------------------------------------------------------------------------
+
+
+def diagnose_schedule_drift(update_fn: UpdateFn, setup: Setup | None = None, groups: int = 3) -> Verdict:
+    """Does the scheduler step exactly once per applied update? (MB-6, MB-11)
+
+    Runs ``groups`` consecutive groups on one model copy with the setup's scheduler (the
+    default ``LambdaLR`` if it has none), counting scheduler steps (``last_epoch``) and applied
+    optimizer updates (steps that changed a parameter). Fires when they differ.
+
+    Evidence: ``scheduler_steps``, ``applied_updates``, ``attempted_updates``,
+    ``microbatches``, ``per_group`` scheduler steps, ``lr`` (learning rate at the start of
+    each group, plus the final one) and ``expected_lr`` (the same schedule stepped once per
+    applied update).
+
+    Course: MB-6, MB-11.
+    """
+    setup = setup or default_setup()
+    symptom = "schedule drift"
+    model, optimizer, scheduler = setup.fresh()
+    _, shadow_optimizer, expected = setup.fresh()  # the same schedule, stepped once per applied update
+    if scheduler is None:
+        scheduler, expected = default_scheduler(optimizer), default_scheduler(shadow_optimizer)
+    start = scheduler.last_epoch
+    per_group, lrs, applied, attempted, microbatches = [], [], 0, 0, 0
+    expected_lrs = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(groups):
+            g = setup.group(i)
+            before = scheduler.last_epoch
+            lrs.append(float(optimizer.param_groups[0]["lr"]))
+            expected_lrs.append(float(expected.get_last_lr()[0]))
+            with record_steps(model, optimizer) as steps:
+                update_fn(model, optimizer, scheduler, g)
+            per_group.append(scheduler.last_epoch - before)
+            attempted += len(steps)
+            applied += sum(s.applied for s in steps)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the shadow schedule has no optimizer steps
+                for _ in range(sum(s.applied for s in steps)):
+                    expected.step()
+            microbatches += g.size
+    lrs.append(float(optimizer.param_groups[0]["lr"]))
+    expected_lrs.append(float(expected.get_last_lr()[0]))
+    sched_steps = scheduler.last_epoch - start
+    evidence = {"scheduler_steps": sched_steps, "applied_updates": applied, "attempted_updates": attempted,
+                "microbatches": microbatches, "per_group": per_group, "lr": lrs, "expected_lr": expected_lrs,
+                "accumulation_steps": setup.accumulation_steps,
+                "torch_warnings": sorted({str(w.message).split(". ")[0] for w in caught})}
+    if sched_steps == applied:
+        return Verdict(symptom, False, f"{sched_steps} scheduler steps for {applied} applied updates over "
+                       f"{groups} groups: the schedule follows the updates", evidence)
+    if sched_steps == 0:
+        why = "the scheduler never stepped — call scheduler.step() after each applied update"
+    elif sched_steps == microbatches:
+        why = (f"once per microbatch ({microbatches} microbatches): the schedule runs "
+               f"{sched_steps / max(applied, 1):.0f}× too fast — step it once per applied update, not per backward")
+    else:
+        why = "step the scheduler once per applied update (skip it when the scaler skips the step)"
+    return Verdict(symptom, True, f"the scheduler stepped {sched_steps} times for {applied} applied updates — "
+                   f"{why}; learning rate now {lrs[-1]:.4g} instead of {expected_lrs[-1]:.4g}", evidence)
+
+
+# ---------------------------------------------------------------------------------------------
+# All detectors, and the clinic
+# ---------------------------------------------------------------------------------------------
+
+Detector = Callable[..., Verdict]
+
+DETECTORS: dict[str, Detector] = {
+    "double_division": diagnose_double_division,
+    "partition_dependence": diagnose_partition_dependence,
+    "ineffective_accumulation": diagnose_ineffective_accumulation,
+    "memory_growth": diagnose_memory_growth,
+    "schedule_drift": diagnose_schedule_drift,
+}
+
+
+def diagnose_all(update_fn: UpdateFn, setup: Setup | None = None) -> list[Verdict]:
+    """Run all five detectors on ``update_fn`` (same setup for each). Course: MB-11."""
+    setup = setup or default_setup()
+    return [detector(update_fn, setup) for detector in DETECTORS.values()]
+
+
+__all__ = [
+    "DETECTORS", "LiveBytes", "Setup", "Verdict", "default_partitions", "default_setup", "diagnose_all", "diagnose_double_division",
+    "diagnose_ineffective_accumulation", "diagnose_memory_growth", "diagnose_partition_dependence",
+    "diagnose_schedule_drift", "reference_gradient", "regroup", "rel_diff",
+    "scale_fit",
+]

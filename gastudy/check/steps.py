@@ -1,0 +1,109 @@
+"""What the optimizer consumed: every ``optimizer.step`` recorded with the gradients it used
+(course: MB-1, MB-6, MB-10, MB-11).
+
+:func:`record_steps` is the one way gastudy looks at an update from outside the loop that
+made it: an optimizer step pre-hook sees exactly what the optimizer consumes (unscaled and
+clipped when the loop does so), a post-hook whether any parameter changed. The verifier
+(:mod:`gastudy.check.verify`), the detectors (:mod:`gastudy.check.diagnostics`) and the
+course's labs all use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+
+def _flat(grads: Mapping[str, torch.Tensor], shapes: Sequence[tuple[str, int]]) -> torch.Tensor:
+    parts = [grads[n].double().flatten() if n in grads else torch.zeros(numel, dtype=torch.float64)
+             for n, numel in shapes]
+    return torch.cat(parts)
+
+
+def _shapes(model: nn.Module) -> list[tuple[str, int]]:
+    return [(n, p.numel()) for n, p in model.named_parameters()]
+
+
+def flat(grads: Mapping[str, torch.Tensor], model: nn.Module) -> torch.Tensor:
+    """Gradients by name → one float64 vector in ``model.named_parameters()`` order (missing = 0).
+
+    Course: MB-8, MB-11.
+    """
+    return _flat(grads, _shapes(model))
+
+
+def current_gradient(model: nn.Module) -> torch.Tensor:
+    """The model's current ``.grad`` tensors as one float64 vector (``None`` counts as zeros).
+
+    Course: MB-1, MB-11.
+    """
+    return flat({n: p.grad.detach() for n, p in model.named_parameters() if p.grad is not None}, model)
+
+
+def grads_are_zero(model: nn.Module) -> bool:
+    """True when every parameter's gradient is ``None`` or all zeros (a group boundary). Course: MB-1."""
+    return all(p.grad is None or not p.grad.any() for p in model.parameters())
+
+
+@dataclass
+class StepRecord:
+    """One ``optimizer.step``: the gradients it consumed and whether it changed a parameter.
+
+    ``gradients`` maps parameter names to copies of their ``.grad`` at the step (parameters
+    without a gradient are absent); :attr:`gradient` is the same as one float64 vector in the
+    model's parameter order (absent = zeros). ``applied`` is ``None`` when the recording did
+    not track it. Course: MB-1, MB-6.
+    """
+
+    gradients: dict[str, torch.Tensor]
+    shapes: list[tuple[str, int]] = field(repr=False)
+    applied: bool | None = None
+
+    @functools.cached_property
+    def gradient(self) -> torch.Tensor:
+        """The gradients as one float64 vector in the model's parameter order."""
+        return _flat(self.gradients, self.shapes)
+
+
+@contextlib.contextmanager
+def record_steps(model: nn.Module, optimizer: torch.optim.Optimizer, *,
+                 track_applied: bool = True) -> Iterator[list[StepRecord]]:
+    """Record every ``optimizer.step`` inside the block as a :class:`StepRecord`.
+
+    The gradients are copied in a step pre-hook. With ``track_applied`` the parameters are
+    also copied before each step and compared after it (a post-hook), so ``applied`` says
+    whether the step changed any parameter; turn it off to save one copy of the weights per
+    step. A step that a gradient scaler skips never calls ``optimizer.step`` and is not
+    recorded. The hooks are removed when the block ends. Course: MB-1, MB-6, MB-10.
+    """
+    records: list[StepRecord] = []
+    before: list[torch.Tensor] = []
+    shapes = _shapes(model)
+
+    def pre(_opt, _args, _kwargs):
+        if track_applied:
+            before[:] = [p.detach().clone() for p in model.parameters()]
+        grads = {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+        records.append(StepRecord(grads, shapes))
+
+    def post(_opt, _args, _kwargs):
+        records[-1].applied = any(not torch.equal(p, q) for p, q in zip(model.parameters(), before))
+
+    handles = [optimizer.register_step_pre_hook(pre)]
+    if track_applied:
+        handles.append(optimizer.register_step_post_hook(post))
+    try:
+        yield records
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def first_step_gradients(records: Sequence[StepRecord]) -> dict[str, torch.Tensor]:
+    """The gradients by name at the first recorded step (empty when no step ran). Course: MB-10."""
+    return records[0].gradients if records else {}

@@ -1,0 +1,212 @@
+"""Verify one update before a campaign (MB-10, MB-8).
+
+:func:`verify_one_update` runs one real update with the engine on a small, controlled set and
+the big-batch reference on an exact copy of the model, then checks:
+
+- the gradient at the optimizer step equals the big-batch gradient within the precision's
+  tolerance (max absolute and max relative difference);
+- the update used exactly the intended sample ids, each once;
+- every gradient is finite; gradients are zero at the group boundary (before and after);
+- exactly one optimizer step and exactly one scheduler step happened.
+
+It passes with the default (token) normalization, fails with ``steps``/``mean`` on
+variable-length data, and fails with an explanation on a BatchNorm model (MB-8).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+from gastudy.check.steps import first_step_gradients, grads_are_zero, record_steps
+from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream, concat_microbatches
+from gastudy.core.engine import Accumulator, model_inputs, on_device
+from gastudy.core.groups import build_group
+from gastudy.core.loss import check_normalization, summed_loss
+from gastudy.core.models import build_model, task_of
+from gastudy.core.precision import PRECISIONS
+from gastudy.core.record import RunRecord
+
+# Largest accepted relative gradient difference (max |Δ| ÷ max |reference|) per precision.
+TOLERANCES = {"fp64": 1e-10, "fp32": 1e-4, "bf16": 5e-2, "fp16": 1e-2}
+
+
+def reference_gradients(model: nn.Module, microbatches: Sequence[Mapping[str, torch.Tensor]], task: str = "causal",
+                        ignore_index: int = -100) -> dict[str, torch.Tensor]:
+    """Gradients of the big batch: every sample of ``microbatches`` in ONE forward (MB-8, MB-10).
+
+    The loss is the sum of per-item losses ÷ all supervised items (the token-normalized
+    target). ``model`` is used as given (pass a copy); its gradients are returned by name.
+    """
+    big = concat_microbatches(list(microbatches))
+    first = next(model.parameters())
+    model.zero_grad(set_to_none=True)
+    output = model(**model_inputs(big, first.device, first.dtype))
+    loss_sum, items = summed_loss(output, on_device(big, first.device), task, ignore_index)
+    (loss_sum / items).backward()
+    return {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+
+
+def compare_gradients(got: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tensor]) -> tuple[float, float]:
+    """``(max_abs, max_rel)``: the largest absolute difference over all parameters, and that
+    divided by the largest absolute reference entry. Raises ``ValueError`` if names differ."""
+    if set(got) != set(ref):
+        raise ValueError(f"gradient names differ: only in one side: {sorted(set(got) ^ set(ref))}")
+    max_abs = max(float((got[n].double() - ref[n].double()).abs().max()) for n in ref)
+    scale = max(float(ref[n].double().abs().max()) for n in ref)
+    return max_abs, max_abs / scale if scale > 0 else max_abs
+
+
+@dataclass
+class Check:
+    """One verification check: its name, whether it passed, and what was measured."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class VerifyReport:
+    """The result of :func:`verify_one_update`.
+
+    ``passed`` is True only when every check passed; ``reasons`` lists the failed checks'
+    details (and an explanation for known causes such as BatchNorm). ``max_abs_diff`` and
+    ``max_rel_diff`` compare the update's gradient with the big-batch gradient.
+    """
+
+    passed: bool
+    checks: list[Check]
+    max_abs_diff: float
+    max_rel_diff: float
+    tolerance: float
+    config: dict[str, Any]
+    record: RunRecord
+    reasons: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed, "reasons": self.reasons, "max_abs_diff": self.max_abs_diff,
+            "max_rel_diff": self.max_rel_diff, "tolerance": self.tolerance, "config": self.config,
+            "checks": [c.__dict__ for c in self.checks], "record": self.record.to_dict(),
+        }
+
+    def __str__(self) -> str:
+        lines = [f"{'✓' if c.ok else '✗'} {c.name}: {c.detail}" for c in self.checks]
+        verdict = "PASSED" if self.passed else "FAILED: " + "; ".join(self.reasons)
+        return "\n".join([*lines, verdict])
+
+
+def has_batchnorm(model: nn.Module) -> bool:
+    """True if the model contains a BatchNorm layer (statistics per forward pass, MB-8)."""
+    return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in model.modules())
+
+
+def controlled_microbatches(model: str, micro_batch: int, accumulation_steps: int, collate: str = "padded",
+                            seed: int = 0, replicas: int = 1, rank: int = 0) -> list[dict[str, torch.Tensor]]:
+    """The small controlled set: the first A microbatches of m samples of one replica's stream.
+
+    tiny-gpt gets variable-length addition problems (supervised counts differ between
+    microbatches); the MLPs get Gaussian blobs.
+    """
+    n = micro_batch * accumulation_steps * replicas
+    dataset = AdditionDataset(n, seed=seed) if task_of(model) == "causal" else BlobDataset(n, seed=seed)
+    stream = MicrobatchStream(dataset, micro_batch, collate=collate if task_of(model) == "causal" else "padded",
+                              seed=seed, replicas=replicas, rank=rank)
+    return list(stream.microbatches())[:accumulation_steps]
+
+
+def verify_one_update(
+    model: str | nn.Module = "tiny-gpt",
+    micro_batch: int = 2,
+    accumulation_steps: int = 4,
+    precision: str = "fp32",
+    normalization: str = "tokens",
+    collate: str = "padded",
+    seed: int = 0,
+    microbatches: Sequence[Mapping[str, torch.Tensor]] | None = None,
+    task: str | None = None,
+    tolerance: float | None = None,
+) -> VerifyReport:
+    """Run one update and the big-batch reference, and check it (course: MB-10).
+
+    Args:
+        model: a course model name (``tiny-gpt``, ``ln-mlp``, ``bn-mlp``, ``mlp``) or your own
+            module (then pass ``microbatches`` and ``task``).
+        micro_batch, accumulation_steps: m and A of the update.
+        precision: ``fp32``, ``bf16`` or ``fp16`` for the update (the reference is fp32).
+        normalization: ``tokens`` (passes), ``steps`` or ``mean`` (fail on variable lengths).
+        microbatches: your own controlled set (A batch dicts with ``sample_ids``).
+        tolerance: max relative gradient difference; default per precision (TOLERANCES).
+
+    Returns a :class:`VerifyReport`. Raises ``ValueError`` for an unknown precision or
+    normalization, or a custom module without ``microbatches``/``task``.
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; use one of {', '.join(PRECISIONS)}")
+    check_normalization(normalization)
+    name = model if isinstance(model, str) else type(model).__name__
+    if isinstance(model, str):
+        task = task or task_of(model)
+        if microbatches is None:
+            microbatches = controlled_microbatches(model, micro_batch, accumulation_steps, collate, seed)
+        model = build_model(model, seed=seed)
+    elif microbatches is None or task is None:
+        raise ValueError("with your own model, pass microbatches=[...] (A batch dicts) and task=...")
+    accumulation_steps = len(microbatches)
+    model.train()
+    reference = copy.deepcopy(model)
+    ref_grads = reference_gradients(reference, microbatches, task)
+
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
+    engine = Accumulator(model, optimizer, accumulation_steps=accumulation_steps, task=task,
+                         normalization=normalization, precision=precision, scheduler=scheduler)
+    group = build_group(0, list(microbatches), accumulation_steps, task)
+    zero_before = grads_are_zero(model)
+    epoch_before = scheduler.last_epoch
+    with record_steps(model, optimizer, track_applied=False) as steps:
+        result = engine.update(group)
+    tolerance = TOLERANCES[precision] if tolerance is None else tolerance
+    got = first_step_gradients(steps)
+    max_abs, max_rel = compare_gradients(got, ref_grads) if got else (float("inf"), float("inf"))
+    ref_ids = [int(i) for mb in microbatches for i in mb["sample_ids"].reshape(-1)]
+    scheduler_steps = scheduler.last_epoch - epoch_before
+    checks = [
+        Check("gradient equals the big batch", max_rel <= tolerance,
+              f"max |Δ| = {max_abs:.3g}, relative {max_rel:.3g} (tolerance {tolerance:g} for {precision})"),
+        Check("same sample ids", group.sample_ids == ref_ids and len(set(ref_ids)) == len(ref_ids),
+              f"{len(group.sample_ids)} samples used, {len(set(group.sample_ids))} distinct, "
+              f"{'identical to' if group.sample_ids == ref_ids else 'different from'} the reference"),
+        Check("finite gradients", bool(got) and all(torch.isfinite(g).all() for g in got.values()),
+              "all finite" if got and all(torch.isfinite(g).all() for g in got.values()) else "inf/NaN or missing"),
+        Check("gradients zero at the group boundary", zero_before and grads_are_zero(model),
+              f"before: {'zero' if zero_before else 'NOT zero'}, after: {'zero' if grads_are_zero(model) else 'NOT zero'}"),
+        Check("exactly one optimizer step", len(steps) == 1, f"{len(steps)} optimizer step(s)"),
+        Check("exactly one scheduler step", scheduler_steps == 1, f"{scheduler_steps} scheduler step(s)"),
+    ]
+    reasons = [f"{c.name}: {c.detail}" for c in checks if not c.ok]
+    if reasons and has_batchnorm(model):
+        reasons.append("the model has BatchNorm: each microbatch is normalized with its own statistics, so "
+                       "accumulation cannot reproduce the big batch (MB-8); use LayerNorm/GroupNorm or accept the gap")
+    if reasons and normalization != "tokens":
+        reasons.append(f"normalization {normalization!r} weights microbatches equally although their supervised "
+                       f"counts are {group.items}; use 'tokens' (sum of losses ÷ the group's items)")
+    c = engine.counters
+    record = RunRecord(
+        model=name, task=task, micro_batch=int(microbatches[0]["sample_ids"].numel()),
+        accumulation_steps=accumulation_steps, replicas=1, effective_batch=group.samples,
+        precision=precision, normalization=normalization, last_group_policy="keep",
+        updates_attempted=c.updates_attempted, updates_applied=c.updates_applied,
+        scheduler_steps=c.scheduler_steps, microbatches=c.microbatches, samples=c.samples,
+        supervised_tokens=c.supervised_tokens, final_loss=result.loss, seed=seed,
+        per_replica=[{"rank": 0, "samples": c.samples, "supervised_tokens": c.supervised_tokens}],
+    )
+    config = {"model": name, "micro_batch": record.micro_batch, "accumulation_steps": accumulation_steps,
+              "precision": precision, "normalization": normalization, "task": task, "seed": seed}
+    return VerifyReport(not reasons, checks, max_abs, max_rel, tolerance, config, record, reasons)

@@ -1,0 +1,148 @@
+"""The ``gastudy`` command line (every chapter's measurements, outside the notebooks).
+
+Subcommands: ``plan`` (MB-2), ``verify`` (MB-10), ``train`` (MB-10), ``memory`` (MB-9, CK-1…4),
+``lab`` (open the course), ``site`` (the static edition). With ``--json`` a command prints
+exactly one JSON object on stdout. Bad input exits with status 2 and says what to change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from gastudy.cli.options import add_engine_options, emit, fail, record_text, train_config
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from gastudy.core.plan import PlanError, plan_from_target
+
+    try:
+        plan = plan_from_target(args.target, args.micro_batch, args.replicas, args.tensor_parallel,
+                                args.pipeline_parallel)
+    except PlanError as e:
+        return fail(args, str(e))
+    emit(args, plan.to_dict(), plan.describe())
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    if args.replicas > 1:
+        from gastudy.cli.replicas import verify_replicas
+
+        code, payload = verify_replicas(args)
+        emit(args, payload, payload.get("text", json.dumps(payload, indent=2)))
+        return code
+    from gastudy.check.verify import verify_one_update
+
+    try:
+        report = verify_one_update(args.model, args.micro_batch, args.accumulation_steps, args.precision,
+                                   args.normalization, args.collate, args.seed)
+    except ValueError as e:
+        return fail(args, str(e))
+    if args.save:
+        report.record.save(args.save, "verify_record")
+    emit(args, report.to_dict(), str(report))
+    return 0 if report.passed else 1
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    if args.replicas > 1 or int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        from gastudy.cli.replicas import train_replicas
+
+        return train_replicas(args)
+    from gastudy.run.train import train
+
+    try:
+        run = train(train_config(args), resume=args.resume)
+    except (ValueError, FileNotFoundError) as e:
+        return fail(args, str(e))
+    emit(args, run.record.to_dict(), record_text(run.record.to_markdown(), run.record_paths))
+    return 0
+
+
+def notebooks_dir() -> Path:
+    """The course folder: ``notebooks/`` beside the package (editable install) or in the cwd."""
+    for candidate in (Path(__file__).resolve().parents[2] / "notebooks", Path.cwd() / "notebooks"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("no notebooks/ folder found: run this from a clone of the gastudy repository")
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    try:
+        folder = notebooks_dir()
+    except FileNotFoundError as e:
+        return fail(args, str(e))
+    command = [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={folder}", f"--port={args.port}",
+               "--ServerApp.open_browser=" + ("False" if args.no_browser else "True"),
+               "--ip=" + args.ip, *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])]
+    print("Starting JupyterLab on", folder, "— open the URL it prints (http://127.0.0.1:...).", flush=True)
+    if args.dry_run:
+        print(" ".join(command))
+        return 0
+    os.execv(sys.executable, command)
+    return 0  # pragma: no cover
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(prog="gastudy", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("plan", help="m × A × D from a target effective batch (MB-2)")
+    p.add_argument("--target", type=int, required=True, help="samples per update")
+    p.add_argument("--micro-batch", "-m", type=int, required=True)
+    p.add_argument("--replicas", "-D", type=int, default=1)
+    p.add_argument("--tensor-parallel", type=int, default=1, help="devices sharing one replica (not replicas)")
+    p.add_argument("--pipeline-parallel", type=int, default=1, help="pipeline stages of one replica (not replicas)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_plan)
+
+    p = sub.add_parser("verify", help="verify one update against the big batch (MB-10)")
+    add_engine_options(p)
+    p.add_argument("--save", metavar="DIR", help="also write the run record (JSON and Markdown) here")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("train", help="a short real training run that writes the run record (MB-10)")
+    add_engine_options(p)
+    p.set_defaults(micro_batch=4)
+    p.add_argument("--epochs", type=int, default=1)
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--last-group", default="keep", choices=("keep", "drop"))
+    p.add_argument("--dataset-size", type=int, default=200)
+    p.add_argument("--clip", type=float, default=1.0, help="max gradient norm (0 = no clipping)")
+    p.add_argument("--stop-after-updates", type=int, default=None, help="interrupt after N updates")
+    p.add_argument("--checkpoint-every", type=int, default=0, help="checkpoint every N updates")
+    p.add_argument("--out", default=None, help="folder for the run record and checkpoint")
+    p.add_argument("--resume", action="store_true", help="continue from <out>/checkpoint.pt")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="cuda: one GPU per replica")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("lab", help="open the course in JupyterLab (prints the URL)")
+    p.add_argument("--port", type=int, default=8888)
+    p.add_argument("--ip", default="127.0.0.1")
+    p.add_argument("--no-browser", action="store_true")
+    p.add_argument("--dry-run", action="store_true", help="print the command instead of starting")
+    p.set_defaults(func=cmd_lab)
+
+    from gastudy.cli.memory import add_memory_parser
+    from gastudy.cli.site import add_site_parser
+
+    add_memory_parser(sub)
+    add_site_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``gastudy`` and ``python -m gastudy``; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""``gastudy verify --replicas N`` and ``gastudy train`` on several processes (MB-7, MB-10).
+
+- :func:`verify_replicas`: the one-update verification on N local processes (DDP, gloo)
+  against the single-process big batch over all m×A×N samples.
+- :func:`train_replicas`: ``gastudy train`` with data parallelism. Under ``torchrun``
+  (``RANK``/``WORLD_SIZE`` set) each process joins the group and trains its shard;
+  ``gastudy train --replicas N`` starts N local processes itself. Either way
+  :func:`gastudy.run.train.train` runs with :class:`~gastudy.parallel.ddp.DDPReplicas`, and the
+  run record lists D, the per-replica sample and token counts, the gradient all-reduces per
+  update and the sample-id check::
+
+      torchrun --standalone --nproc-per-node 2 -m gastudy train --epochs 1 --json
+      gastudy train --replicas 2 --json
+
+Optional ``args`` attributes read here (defaults in brackets): ``no_sync`` [True],
+``duplicates`` [``"raise"``], ``dist_timeout`` seconds [60].
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from typing import Any
+
+from gastudy.check.replicas import verify_on_replicas
+from gastudy.cli.options import emit, fail, record_text, train_config
+from gastudy.parallel.process_group import default_timeout_s, init_from_env, shutdown
+from gastudy.run.replicas import train_on_replicas, train_worker
+
+# --------------------------------------------------------------------------- verify
+
+
+def verify_replicas(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
+    """``gastudy verify --replicas N``: verify one update on N local processes (MB-7, MB-10).
+
+    Reads ``args.model, micro_batch, accumulation_steps, precision, normalization, collate,
+    replicas, seed`` (and optional ``save``, ``no_sync``, ``dist_timeout``). Returns
+    ``(exit_code, payload)``: 0 when every check passed, 1 when a check failed or a worker
+    died, 2 for bad settings. ``payload`` is the report as a dict (``passed``, ``reasons``,
+    ``max_abs_diff``, ``max_rel_diff``, ``checks``, ``record`` with D and per-replica counts,
+    ``naive`` gap, ``allreduce_calls``) plus ``text``, the human-readable report.
+
+    Course: MB-7, MB-10.
+    """
+    from gastudy.parallel.launch import LaunchTimeout, WorkerError
+
+    try:
+        rank0 = verify_on_replicas(args.replicas, args.model, args.micro_batch, args.accumulation_steps,
+                                   args.precision, args.normalization, args.collate, args.seed,
+                                   no_sync=getattr(args, "no_sync", True),
+                                   timeout_s=getattr(args, "dist_timeout", None))
+    except ValueError as e:
+        return 2, {"error": str(e), "text": f"gastudy: error: {e}"}
+    except (WorkerError, LaunchTimeout) as e:
+        return 1, {"error": str(e), "passed": False, "text": f"gastudy: verification did not run: {e}"}
+    report = rank0["report"]
+    if getattr(args, "save", None):
+        report.record.save(args.save, "verify_record")
+    payload = {**report.to_dict(), "naive": rank0["naive"], "allreduce_calls": rank0["allreduce_calls"]}
+    payload["text"] = f"{report}\n(D={args.replicas} processes; naive per-replica mean: relative gap " \
+                      f"{rank0['naive']['max_rel_diff']:.3g})"
+    return (0 if report.passed else 1), payload
+
+
+# --------------------------------------------------------------------------- train
+
+
+def _emit(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    emit(args, result["record"], record_text(result["markdown"], result.get("record_paths")))
+
+
+def train_replicas(args: argparse.Namespace) -> int:
+    """``gastudy train`` with D data-parallel replicas; returns the exit status (MB-7, MB-10).
+
+    Under ``torchrun`` (``RANK``/``WORLD_SIZE`` set): joins the process group (gloo, timeout
+    ``dist_timeout``), trains this rank's shard and rank 0 prints the record; every rank
+    leaves the group cleanly. Without them, ``--replicas N`` starts N local processes and
+    prints rank 0's record. Exit status: 0 done, 1 a replica failed, 2 bad settings
+    (including ``--replicas`` disagreeing with torchrun's ``WORLD_SIZE``).
+
+    Course: MB-7, MB-10.
+    """
+    timeout = float(getattr(args, "dist_timeout", None) or default_timeout_s())
+    no_sync, duplicates = getattr(args, "no_sync", True), getattr(args, "duplicates", "raise")
+    try:
+        config = train_config(args).validate()
+    except ValueError as e:
+        return fail(args, str(e))
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        world = int(os.environ["WORLD_SIZE"])
+        if args.replicas > 1 and args.replicas != world:
+            return fail(args, f"--replicas {args.replicas} disagrees with torchrun's {world} processes: drop "
+                              "--replicas under torchrun (D is the number of processes)")
+        return _train_under_torchrun(args, config, timeout, no_sync, duplicates)
+    from gastudy.parallel.launch import LaunchTimeout, WorkerError
+
+    try:
+        result = train_on_replicas(config, args.replicas, resume=getattr(args, "resume", False), no_sync=no_sync,
+                                   duplicates=duplicates, timeout_s=timeout)
+    except (WorkerError, LaunchTimeout) as e:
+        return fail(args, str(e), code=1)
+    _emit(args, result)
+    return 0
+
+
+def _train_under_torchrun(args: argparse.Namespace, config, timeout: float, no_sync: bool, duplicates: str) -> int:
+    """The torchrun path of :func:`train_replicas` (one process per replica)."""
+    try:
+        init_from_env("gloo", timeout)
+        result = train_worker(config, resume=getattr(args, "resume", False), no_sync=no_sync,
+                              duplicates=duplicates)
+    except BaseException as e:  # noqa: BLE001 - report, then leave without a teardown abort
+        rank = os.environ.get("RANK", "?")
+        traceback.print_exc()
+        fail(args, f"rank {rank}: {type(e).__name__}: {e}")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # Other ranks may be blocked in a collective: exit now, skipping C++ destructors.
+        os._exit(2 if isinstance(e, ValueError) else 1)
+    if result["rank"] == 0:
+        _emit(args, result)
+    sys.stdout.flush()
+    shutdown()
+    return 0

@@ -1,0 +1,40 @@
+"""``gastudy site``: build the course's static edition (see :mod:`gastudy.course.site`)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+
+def add_site_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``gastudy site`` on an ``argparse`` subparsers object; returns the parser. Course: all chapters."""
+    parser = subparsers.add_parser(
+        "site", help="execute the course and write its static HTML edition",
+        description="Execute a copy of every course notebook and write an HTML site (index + one "
+                    "page per notebook) readable without a kernel. The notebooks are not modified.")
+    parser.add_argument("--out", default="_site", help="output folder (default: _site)")
+    parser.add_argument("--notebooks", default="notebooks", help="notebooks folder (default: notebooks)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="build only these notebooks (file stems)")
+    parser.add_argument("--timeout", type=int, default=300, help="seconds one cell may run (default: 300)")
+    parser.set_defaults(func=site_command)
+    return parser
+
+
+def site_command(args: argparse.Namespace) -> int:
+    """Run :func:`build_site` from parsed ``gastudy site`` arguments; prints where the site is.
+
+    Returns the exit status: 0 when the site was written, 1 when a notebook failed or the folder
+    is missing (the message says which). Course: all chapters (static edition).
+    """
+    from gastudy.course.site import SiteBuildError, build_site  # the course layer, only when asked
+
+    t0 = time.perf_counter()
+    try:
+        out = build_site(args.out, args.notebooks, names=args.only, timeout=args.timeout)
+    except (SiteBuildError, FileNotFoundError) as err:
+        print(f"gastudy site: {err}")
+        return 1
+    print(f"static edition written to {(out / 'index.html').resolve()} in {time.perf_counter() - t0:.0f} s")
+    return 0
+

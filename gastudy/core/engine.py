@@ -1,0 +1,250 @@
+"""The accumulation engine: microbatches → one correct optimizer update (MB-1, MB-4, MB-5, MB-6).
+
+The whole update, as taught in the course::
+
+    denominator = replicas.group_denominator(group)       # fixed before the first backward
+    for each microbatch (the last one syncs gradients across replicas):
+        forward → normalized loss → backward               # no update, nothing kept
+    unscale → clip (unscaled) → step → scaler update
+    scheduler step only if the update was applied → zero the gradients
+
+Everything else (precision, normalization, replicas, user loss) is an argument.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+from torch import nn
+
+from gastudy.core.counting import check_task
+from gastudy.core.data import NON_INPUT_KEYS
+from gastudy.core.groups import Group
+from gastudy.core.loss import check_normalization, summed_loss
+from gastudy.core.plan import check_positive_int
+from gastudy.core.precision import Precision
+from gastudy.core.replicas import Replicas, SingleReplica
+
+UserLoss = Callable[[Any, Mapping[str, torch.Tensor], int], torch.Tensor]
+
+
+class NonFiniteLossError(FloatingPointError):
+    """The group's loss is NaN or inf in a run without a gradient scaler."""
+
+
+class EmptyGroupError(ValueError):
+    """A group has no supervised item, so its denominator would be zero."""
+
+
+@dataclass
+class Counters:
+    """Progress counters, each in its own unit (MB-1, MB-6). All are local to this replica.
+
+    - microbatches: forward passes run inside completed updates.
+    - backward_passes: backward calls (one per microbatch).
+    - updates_attempted: optimizer steps attempted (one per group).
+    - updates_applied: attempted steps that changed the parameters (a scaler can skip one).
+    - scheduler_steps: learning-rate scheduler steps (equal to updates_applied when correct).
+    - samples: samples processed; supervised_tokens: supervised items processed.
+    """
+
+    microbatches: int = 0
+    backward_passes: int = 0
+    updates_attempted: int = 0
+    updates_applied: int = 0
+    scheduler_steps: int = 0
+    samples: int = 0
+    supervised_tokens: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass
+class UpdateResult:
+    """What one update did.
+
+    ``loss`` is the sum of this replica's normalized microbatch losses (nats): with ``tokens``
+    normalization on one replica, the token-weighted mean loss of the group. ``denominator``
+    is the group's supervised items over all replicas. ``grad_norm`` is the unscaled total
+    norm when clipping is on. ``scale`` is the loss scale the group used (fp16), ``lr`` the
+    learning rate the step used.
+    """
+
+    group: int
+    loss: float
+    applied: bool
+    denominator: int
+    microbatches: int
+    samples: int
+    lr: float
+    grad_norm: float | None = None
+    scale: float | None = None
+
+
+def on_device(batch: Mapping[str, torch.Tensor], device: torch.device) -> dict[str, torch.Tensor]:
+    """Every tensor of ``batch`` on ``device`` (labels included: the loss runs where the logits are)."""
+    return {k: v.to(device) for k, v in batch.items()}
+
+
+def model_inputs(batch: Mapping[str, torch.Tensor], device: torch.device,
+                 dtype: torch.dtype | None = None) -> dict[str, torch.Tensor]:
+    """The keyword arguments for ``model(**...)``: every batch key except labels and ids,
+    moved to ``device``; floating-point inputs are cast to ``dtype`` (the model's) if given."""
+    return {k: v.to(device, dtype=dtype if dtype is not None and v.is_floating_point() else v.dtype)
+            for k, v in batch.items() if k not in NON_INPUT_KEYS}
+
+
+class Accumulator:
+    """Turns groups of microbatches into optimizer updates, correctly (course: MB-4).
+
+    Args:
+        model: any ``nn.Module`` called as ``model(**inputs)``, returning logits or an object
+            with ``.logits`` (Hugging Face style causal LMs work unchanged).
+        optimizer: the optimizer over the model's parameters.
+        accumulation_steps: A, microbatches per full group (≥ 1).
+        task: ``causal`` (shifted count), ``masked`` or ``classification`` (GA-5).
+        normalization: ``tokens`` (default, correct), ``steps`` or ``mean`` (GA-4, MB-3).
+        precision: ``fp32``, ``bf16`` or ``fp16``, or a :class:`Precision` (MB-5).
+        scheduler: stepped once per *applied* update, never per microbatch (MB-6).
+        clip_grad_norm: max total gradient norm, applied to unscaled gradients.
+        loss_fn: a user loss ``loss_fn(output, batch, num_items_in_group) -> Tensor``.
+        loss_is_scaled_for_ga: True if ``loss_fn`` already divides by ``num_items_in_group``
+            (used as is); False if it returns a per-microbatch mean (the engine divides it by
+            the group's real number of microbatches). Never both: that is the double
+            division of GA-6.
+        replicas: data-parallel replicas (default: one process).
+
+    Raises ``ValueError`` for a bad A, task, normalization or precision, a scheduler built on
+    another optimizer, an optimizer that holds none of the model's parameters, or a scaler
+    that does not match the precision or device.
+    """
+
+    def __init__(
+        self,
+        model: nn.Module,
+        optimizer: torch.optim.Optimizer,
+        *,
+        accumulation_steps: int,
+        task: str = "causal",
+        normalization: str = "tokens",
+        precision: str | Precision = "fp32",
+        scheduler: Any = None,
+        clip_grad_norm: float | None = None,
+        loss_fn: UserLoss | None = None,
+        loss_is_scaled_for_ga: bool = False,
+        replicas: Replicas | None = None,
+        ignore_index: int = -100,
+    ):
+        self.accumulation_steps = check_positive_int("accumulation_steps (A)", accumulation_steps)
+        self.task, self.normalization = check_task(task), check_normalization(normalization)
+        first = next(model.parameters())
+        self.device, self.dtype = first.device, first.dtype
+        self.precision = precision if isinstance(precision, Precision) else Precision(precision, self.device.type)
+        if scheduler is not None and getattr(scheduler, "optimizer", optimizer) is not optimizer:
+            raise ValueError("the scheduler was built on a different optimizer than the one given: "
+                             "build it as Scheduler(optimizer, ...) with this optimizer")
+        model_params = {id(p) for p in model.parameters()}
+        if not any(id(p) in model_params for g in optimizer.param_groups for p in g["params"]):
+            raise ValueError("the optimizer holds none of the model's parameters: build it from model.parameters()")
+        if clip_grad_norm is not None and not clip_grad_norm > 0:
+            raise ValueError(f"clip_grad_norm must be > 0 (or None to disable), got {clip_grad_norm}")
+        self.model, self.optimizer, self.scheduler = model, optimizer, scheduler
+        self.clip_grad_norm, self.ignore_index = clip_grad_norm, ignore_index
+        self.loss_fn, self.loss_is_scaled_for_ga = loss_fn, loss_is_scaled_for_ga
+        self.replicas = replicas or SingleReplica()
+        self.counters = Counters()
+        optimizer.zero_grad(set_to_none=True)  # a group starts from zero gradients
+
+    def update(self, group: Group) -> UpdateResult:
+        """Run one group's microbatches and one optimizer update (MB-4).
+
+        Raises :class:`EmptyGroupError` (before any forward) when the group has no
+        supervised item, ``ValueError`` when it was counted for another task, ``ValueError`` for logits/labels that do not line up, and
+        :class:`NonFiniteLossError` for a NaN/inf loss (or, with clipping, gradient norm)
+        without a scaler. On any error the
+        partly accumulated gradients are cleared and the parameters, optimizer, scheduler
+        and counters are left as they were.
+        """
+        if group.task != self.task:
+            raise ValueError(f"group {group.index} was counted for task {group.task!r} but the engine trains "
+                             f"{self.task!r}: build the groups with task={self.task!r}")
+        denominator = self.replicas.group_denominator(group)  # known before the first backward
+        if denominator == 0:
+            raise EmptyGroupError(f"group {group.index} has no supervised item (all labels are "
+                                  f"{self.ignore_index}): there is nothing to learn from; drop these samples")
+        total = torch.zeros((), device=self.device)
+        try:
+            for i, mb in enumerate(group.microbatches):
+                with self.replicas.sync(self.model, last=i == group.size - 1):
+                    with self.precision.autocast():
+                        output = self.model(**model_inputs(mb, self.device, self.dtype))
+                        loss = self.microbatch_loss(output, on_device(mb, self.device), group, denominator)
+                    self.precision.backward(loss)
+                total += loss.detach().float()  # a number for the log, never the graph
+            if self.precision.scaler is None and not torch.isfinite(total):
+                raise NonFiniteLossError(f"group {group.index}: the loss is {total.item()} without a gradient "
+                                         "scaler; lower the learning rate, check the data, or use fp16 with a scaler")
+        except BaseException:
+            self.optimizer.zero_grad(set_to_none=True)  # leave no half-accumulated gradient behind
+            raise
+        return self.apply_update(group, denominator, float(total))
+
+    def microbatch_loss(self, output: Any, batch: Mapping[str, torch.Tensor], group: Group, denominator: int) -> torch.Tensor:
+        """One microbatch's contribution to the group loss, normalized once (GA-4, GA-6, MB-3).
+
+        The factor D (replicas) cancels the gradient averaging of data parallelism, so the
+        result equals the single-process big batch over all m×A×D samples.
+        """
+        if self.loss_fn is not None:
+            loss = self.loss_fn(output, batch, denominator)
+            return loss * self.replicas.size if self.loss_is_scaled_for_ga else loss / group.size
+        loss_sum, items = summed_loss(output, batch, self.task, self.ignore_index)
+        if self.normalization == "tokens":
+            return loss_sum * (self.replicas.size / denominator)
+        mean = loss_sum / max(items, 1)  # a microbatch without items contributes zero
+        return mean / (self.accumulation_steps if self.normalization == "steps" else group.size)
+
+    def apply_update(self, group: Group, denominator: int, loss: float) -> UpdateResult:
+        """Unscale → clip → step → scaler update → scheduler (if applied) → zero grads (MB-4, MB-5)."""
+        scale = self.precision.scale
+        lr = float(self.optimizer.param_groups[0]["lr"])
+        self.precision.unscale_(self.optimizer)
+        grad_norm = None
+        if self.clip_grad_norm is not None:
+            grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.clip_grad_norm))
+            if self.precision.scaler is None and not math.isfinite(grad_norm):
+                self.optimizer.zero_grad(set_to_none=True)  # a finite loss, but an inf/NaN gradient
+                raise NonFiniteLossError(f"group {group.index}: the gradient norm is {grad_norm} without a "
+                                         "gradient scaler; nothing was updated — check the model and the data")
+        applied = self.precision.step(self.optimizer)
+        if applied and self.scheduler is not None:
+            self.scheduler.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        c = self.counters
+        c.microbatches += group.size
+        c.backward_passes += group.size
+        c.updates_attempted += 1
+        c.updates_applied += int(applied)
+        c.scheduler_steps += int(applied and self.scheduler is not None)
+        c.samples += group.samples
+        c.supervised_tokens += group.supervised_items
+        return UpdateResult(group.index, loss, applied, denominator, group.size, group.samples, lr, grad_norm, scale)
+
+    def train(self, groups: Iterable[Group], progress: bool = False,
+              on_update: Callable[[UpdateResult], None] | None = None) -> list[UpdateResult]:
+        """Apply :meth:`update` to every group; optional tqdm progress bar and callback."""
+        if progress:
+            from tqdm.auto import tqdm
+
+            groups = tqdm(groups, desc="updates", unit="update")
+        results = []
+        for group in groups:
+            results.append(self.update(group))
+            if on_update is not None:
+                on_update(results[-1])
+        return results

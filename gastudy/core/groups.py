@@ -1,0 +1,148 @@
+"""Update groups: A microbatches that make one optimizer update (MB-4).
+
+A group is fixed *before* its first backward: its microbatches, their sample ids and their
+supervised-item counts (hence the denominator) are all known up front. The stream's last
+group may be short (fewer than A microbatches); ``last_group`` decides what happens:
+
+- ``"keep"``: process it with its true denominator (its own item count and size).
+- ``"drop"``: skip it.
+
+Either way the samples of the short group are recorded in :attr:`GroupStream.partial`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import torch
+
+from gastudy.core.counting import check_task, count_supervised
+from gastudy.core.plan import check_positive_int
+
+LAST_GROUP_POLICIES = ("keep", "drop")
+Batch = dict[str, torch.Tensor]
+
+
+@dataclass
+class Group:
+    """One update's microbatches, with everything the denominator needs (MB-4).
+
+    Attributes:
+        index: 0-based group number in its stream.
+        microbatches: the batch dicts, in order.
+        items: supervised items per microbatch (local to this replica).
+        sample_ids: ids of every sample, in order.
+        accumulation_steps: the configured A (a short last group has ``size < A``).
+        task: the task its items were counted for (``causal`` counts the shifted labels).
+    """
+
+    index: int
+    microbatches: list[Batch]
+    items: list[int]
+    sample_ids: list[int]
+    accumulation_steps: int
+    task: str = "causal"
+
+    @property
+    def size(self) -> int:
+        """Number of microbatches actually in this group."""
+        return len(self.microbatches)
+
+    @property
+    def supervised_items(self) -> int:
+        """Supervised items of the whole group on this replica (the local denominator)."""
+        return sum(self.items)
+
+    @property
+    def partial(self) -> bool:
+        """True for a short last group (fewer than A microbatches)."""
+        return self.size < self.accumulation_steps
+
+    @property
+    def samples(self) -> int:
+        """Number of samples in the group."""
+        return len(self.sample_ids)
+
+
+def sample_ids_of(batch: Batch) -> list[int]:
+    """The ``sample_ids`` of a batch as a list of ints (``KeyError`` with a hint if missing)."""
+    if "sample_ids" not in batch:
+        raise KeyError("batch has no 'sample_ids': the collator must record which samples it holds")
+    return [int(i) for i in batch["sample_ids"].reshape(-1)]
+
+
+def build_group(index: int, microbatches: list[Batch], accumulation_steps: int, task: str = "causal",
+                ignore_index: int = -100) -> Group:
+    """Make a :class:`Group` from a list of microbatches, counting items and ids up front."""
+    return Group(
+        index=index,
+        microbatches=list(microbatches),
+        items=[count_supervised(mb, task, ignore_index) for mb in microbatches],
+        sample_ids=[i for mb in microbatches for i in sample_ids_of(mb)],
+        accumulation_steps=accumulation_steps,
+        task=task,
+    )
+
+
+@dataclass
+class PartialGroupRecord:
+    """What happened to a short last group: its policy, size and affected sample ids."""
+
+    policy: str
+    microbatches: int
+    accumulation_steps: int
+    sample_ids: list[int]
+
+    def to_dict(self) -> dict:
+        return {"policy": self.policy, "microbatches": self.microbatches,
+                "accumulation_steps": self.accumulation_steps, "sample_ids": self.sample_ids}
+
+
+@dataclass
+class GroupStream:
+    """Iterate a stream of microbatches as :class:`Group` objects of A microbatches (MB-4).
+
+    Args:
+        microbatches: any iterable of batch dicts (each with ``labels`` and ``sample_ids``).
+        accumulation_steps: A, ≥ 1.
+        task: how supervised items are counted (``causal``, ``masked``, ``classification``).
+        last_group: ``"keep"`` or ``"drop"`` for a short last group.
+        start_index: number given to the first group (used when resuming).
+
+    After iteration, :attr:`partial` records the short last group (or stays ``None``).
+    Raises ``ValueError`` for a bad A or policy before anything is consumed.
+    """
+
+    microbatches: Iterable[Batch]
+    accumulation_steps: int
+    task: str = "causal"
+    last_group: str = "keep"
+    ignore_index: int = -100
+    start_index: int = 0
+    partial: PartialGroupRecord | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        check_positive_int("accumulation_steps (A)", self.accumulation_steps)
+        check_task(self.task)
+        if self.last_group not in LAST_GROUP_POLICIES:
+            raise ValueError(f"unknown last_group policy {self.last_group!r}; use 'keep' or 'drop'")
+
+    def __iter__(self) -> Iterator[Group]:
+        index, pending = self.start_index, []
+        for mb in self.microbatches:
+            pending.append(mb)
+            if len(pending) == self.accumulation_steps:
+                yield build_group(index, pending, self.accumulation_steps, self.task, self.ignore_index)
+                index, pending = index + 1, []
+        if pending:
+            group = build_group(index, pending, self.accumulation_steps, self.task, self.ignore_index)
+            self.partial = PartialGroupRecord(self.last_group, group.size, self.accumulation_steps, group.sample_ids)
+            if self.last_group == "keep":
+                yield group
+
+
+def make_groups(microbatches: Iterable[Batch], accumulation_steps: int, task: str = "causal",
+                last_group: str = "keep", ignore_index: int = -100) -> GroupStream:
+    """Split ``microbatches`` into update groups of A (see :class:`GroupStream`). Course: MB-4."""
+    return GroupStream(microbatches, accumulation_steps, task, last_group, ignore_index)

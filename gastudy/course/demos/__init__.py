@@ -1,0 +1,3 @@
+"""Measurements that exist only to show something in the course, beyond what the library offers:
+multi-process demonstrations that start real local processes (``ddp``).
+"""

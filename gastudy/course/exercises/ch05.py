@@ -1,0 +1,55 @@
+"""Exercises of chapter 05 (MB-5, MB-6)."""
+
+from __future__ import annotations
+
+from gastudy.course.exercises import dict_feedback, exercise
+
+ORDER = ["unscale_", "clip", "step", "update", "scheduler", "zero_grad"]
+
+
+@exercise("05.1")
+def end_of_group(answer: object) -> tuple[bool, str]:
+    """Answer: the list of the six operations after a group's last backward in fp16, in order,
+    using the names ``unscale_``, ``clip``, ``step``, ``update``, ``scheduler``, ``zero_grad``.
+    Course: MB-5, MB-6."""
+    if not isinstance(answer, list | tuple) or sorted(answer) != sorted(ORDER):
+        return False, f"answer with a list holding exactly these names: {ORDER}"
+    pos = {name: i for i, name in enumerate(answer)}
+    problems = []
+    if pos["clip"] < pos["unscale_"]:
+        problems.append("clip runs on scaled gradients — unscale_ first")
+    if pos["update"] < pos["step"]:
+        problems.append("scaler.update() comes after the step attempt it judges")
+    if pos["scheduler"] < pos["step"]:
+        problems.append("the scheduler steps only after an applied optimizer step")
+    if pos["zero_grad"] != len(ORDER) - 1:
+        problems.append("zero_grad ends the group (before it, the gradients are still needed)")
+    if pos["step"] < pos["clip"]:
+        problems.append("clip before the step, or the step uses unclipped gradients")
+    if problems:
+        return False, "; ".join(problems)
+    return (
+        True,
+        "unscale once, clip the true gradients, attempt the step, update the scale, "
+        "then the schedule.",
+    )
+
+
+@exercise("05.2")
+def attempted_applied(answer: object) -> tuple[bool, str]:
+    """Answer: ``{"attempted": ..., "applied": ..., "scheduler_steps": ...}`` for 10 fp16 updates
+    in which the scaler finds an overflow twice. Checked against a real run. Course: MB-5, MB-6."""
+    from gastudy.course.labs.precision_lab import overflow_run
+
+    c = overflow_run(updates=10, overflow_at=[3, 7]).counters
+    truth = {
+        "attempted": c["updates_attempted"],
+        "applied": c["updates_applied"],
+        "scheduler_steps": c["scheduler_steps"],
+    }
+    return dict_feedback(
+        answer,
+        truth,
+        "A skipped step is attempted, not applied; the scheduler follows applied.",
+        f"measured: {truth}.",
+    )

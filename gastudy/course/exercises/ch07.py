@@ -1,0 +1,61 @@
+"""Exercises of chapter 07 — same effective batch, different experiment (MB-8, GA-2).
+
+Every checker recomputes the expected value with the library, so the answers are measured,
+not memorised.
+"""
+
+from __future__ import annotations
+
+from gastudy.core.plan import BatchPlan
+from gastudy.course.exercises import exercise
+from gastudy.course.labs.experiment import bn_gap, count_updates
+
+
+def _as_int(answer: object) -> int | None:
+    return answer if isinstance(answer, int) and not isinstance(answer, bool) else None
+
+
+@exercise("07.1")
+def updates_in_one_epoch(answer: object) -> tuple[bool, str]:
+    """N = 1000 samples, m = 6, A = 8, D = 1, short last group kept: updates in one epoch? (MB-8)"""
+    expected = count_updates(1000, BatchPlan(6, 8)).updates
+    value = _as_int(answer)
+    if value is None:
+        return False, f"answer with a whole number of updates, got {answer!r}"
+    if value == expected:
+        return True, f"{expected} updates: ceil(1000 ÷ 48), the last one with a short group."
+    if value == 1000 // 48:
+        return False, "that drops the short last group; this run keeps it (last_group='keep')."
+    return False, f"{value} is not it: how many samples does one update take (m × A × D)?"
+
+
+@exercise("07.2")
+def batchnorm_split(answer: object) -> tuple[bool, str]:
+    """Effective batch 32 on bn-mlp: the smallest m (dividing 32) whose gradient gap is < 0.5 (MB-8)."""
+    gaps = {m: bn_gap(m, 32 // m) for m in (2, 4, 8, 16, 32)}
+    expected = min(m for m, g in gaps.items() if g < 0.5)
+    value = _as_int(answer)
+    if value is None:
+        return False, f"answer with the microbatch size m (an int), got {answer!r}"
+    if value == expected:
+        return True, (f"m = {expected} (gap {gaps[expected]:.2f}); even there BatchNorm does not match the big "
+                      "batch — only m = 32 (no accumulation) does.")
+    if value in gaps:
+        return False, f"at m = {value} the measured gap is {gaps[value]:.3g}; measure the others with bn_gap(m, 32 // m)."
+    return False, f"m must divide 32 (2, 4, 8, 16, 32), got {value}"
+
+
+@exercise("07.3")
+def epochs_for_same_updates(answer: object) -> tuple[bool, str]:
+    """10 epochs at m=8, A=4 on N=1000 (keep); at m=8, A=8, how many epochs give as many updates? (MB-8)"""
+    before = 10 * count_updates(1000, BatchPlan(8, 4)).updates
+    per_epoch = count_updates(1000, BatchPlan(8, 8)).updates
+    expected = before / per_epoch
+    if isinstance(answer, bool) or not isinstance(answer, int | float):
+        return False, f"answer with a number of epochs, got {answer!r}"
+    if abs(answer - expected) < 1e-9:
+        return True, (f"{before} updates before, {per_epoch} per epoch now → {expected:g} epochs: twice the "
+                      "samples for the same number of updates. Write that assumption down.")
+    if abs(answer - 10) < 1e-9:
+        return False, "10 epochs keep the samples seen, not the number of updates."
+    return False, f"count the updates of one epoch in each setting (count_updates) and divide; got {answer}"

@@ -1,0 +1,40 @@
+"""Exercises of chapter 09 — check memory, then decide (MB-9)."""
+
+from __future__ import annotations
+
+from gastudy.course.exercises import exercise
+
+
+@exercise("09.1")
+def planner_candidates(answer: object) -> tuple[bool, str]:
+    """The microbatch sizes the planner tries for a target of 48 on D=2 (MB-9, MB-2)."""
+    from gastudy.memory.planner import candidate_micro_batches
+
+    expected = candidate_micro_batches(48, 2)
+    if not isinstance(answer, list | tuple):
+        return False, f"answer with a list of microbatch sizes, got {answer!r}"
+    if list(answer) == expected:
+        return True, f"{expected}: every divisor of 48 ÷ 2 = 24, so m × A × 2 = 48 exactly."
+    if list(answer) == candidate_micro_batches(48, 1):
+        return False, "that ignores D: each replica takes 48 ÷ 2 samples per update."
+    return False, f"{list(answer)} is not it: which m divide the per-replica share 48 ÷ D?"
+
+
+@exercise("09.2")
+def fixed_part(answer: object) -> tuple[bool, str]:
+    """Weights + gradients + AdamW state of tiny-gpt (hidden 384, 4 layers) in bytes (MB-9)."""
+    from gastudy.memory.planner import measure_peak
+
+    if isinstance(answer, bool) or not isinstance(answer, int | float):
+        return False, f"answer with a number of bytes, got {answer!r}"
+    measured = measure_peak(1, 1, "tiny-gpt", model_kwargs={"hidden": 384, "layers": 4, "heads": 4},
+                            seq_len=8, groups=1).fixed_bytes
+    if abs(answer - measured) <= 1e-3 * measured:
+        return True, (f"measured {measured:,} bytes: 4 bytes × parameters × 4 (weights, gradients, two AdamW "
+                      "moments), plus a few bytes of step counters.")
+    ratio = answer / measured
+    for k, what in ((0.5, "only weights and gradients: AdamW adds two moments per weight"),
+                    (0.25, "only the weights"), (0.75, "one copy is missing: weights, gradients and two moments")):
+        if abs(ratio - k) < 0.01:
+            return False, f"that is {what}."
+    return False, f"{answer:,} is {ratio:.2f}× the measured fixed part"

@@ -1,0 +1,398 @@
+"""Chapter 08 — activation checkpointing, measured (course sections CK-1 … CK-4).
+
+The labs of ``notebooks/08_checkpointing.ipynb``:
+
+- :class:`SavedBytesLab` (CK-1): bytes kept for backward against batch size and sequence
+  length, with and without checkpointing (:func:`gastudy.memory.saved.saved_bytes`).
+- :class:`LayerDiagramLab` (CK-3): which layers ``every_n_layers=n`` checkpoints, drawn, with
+  each layer's saved bytes measured.
+- :class:`TradeoffLab` (CK-2, CK-3): time per update against saved bytes for n = off, 1…4
+  (:func:`gastudy.memory.timing.compare_checkpointing`).
+- :class:`CombineLab` (CK-2): none / checkpointing / accumulation / both at one effective batch.
+- :class:`FormulaLab` (CK-4): layers × sequence × hidden × bytes against the measured bytes
+  (:func:`gastudy.memory.saved.formula_check`).
+- :class:`OffloadLab` (CK-4): offload measured on a GPU; on a CPU, shown to have nothing to move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from gastudy.core.checkpointing import checkpointing, layer_selection
+from gastudy.course.labs.experiment import devices, steady_timing
+from gastudy.course.widgets import Lab, show_table
+from gastudy.memory.saved import FormulaCheck, format_bytes, formula_check, saved_bytes
+from gastudy.memory.timing import (
+    RunTiming,
+    compare_checkpointing,
+    compare_layouts,
+    time_configuration,
+)
+from gastudy.memory.workload import build_for_measurement, synthetic_microbatches
+
+MIB = 2**20
+
+
+def model_kwargs(hidden: int = 128, layers: int = 4, max_len: int = 128) -> dict[str, int]:
+    """TinyGPT sizes for the measurements of chapters 08–09 (4 heads; ``max_len`` ≥ the longest sequence).
+
+    Course: CK-1 … CK-4, MB-9.
+    """
+    return {"hidden": hidden, "layers": layers, "heads": 4, "max_len": max_len}
+
+
+# ----------------------------------------------------------------------------- CK-1
+@dataclass
+class SavedBytesSweep:
+    """Saved-for-backward bytes (CK-1): ``by_batch[m]`` at ``seq_len`` and ``by_sequence[T]`` at
+    ``micro_batch``, each a pair ``(without, with)`` checkpointing every layer."""
+
+    hidden: int
+    layers: int
+    seq_len: int
+    micro_batch: int
+    by_batch: dict[int, tuple[int, int]]
+    by_sequence: dict[int, tuple[int, int]]
+
+
+def saved_bytes_sweep(hidden: int = 128, layers: int = 4, batches: tuple[int, ...] = (1, 2, 4, 8),
+                      sequences: tuple[int, ...] = (16, 32, 64, 128), seq_len: int = 32,
+                      micro_batch: int = 4) -> SavedBytesSweep:
+    """Measure the bytes one forward keeps for backward, without and with checkpointing (CK-1).
+
+    Fixed-length synthetic batches (every token supervised), so the bytes follow m and T
+    exactly. Units: bytes of activations (parameters excluded).
+    """
+    net = build_for_measurement("tiny-gpt", model_kwargs=model_kwargs(hidden, layers, max(sequences + (seq_len,))))
+
+    def pair(m: int, t: int) -> tuple[int, int]:
+        batch = synthetic_microbatches(net, m, 1, t)[0]
+        out = []
+        for n in (None, 1):
+            with checkpointing(net, n):
+                out.append(saved_bytes(net, batch).total)
+        return out[0], out[1]
+
+    return SavedBytesSweep(hidden, layers, seq_len, micro_batch, {m: pair(m, seq_len) for m in batches},
+                           {t: pair(micro_batch, t) for t in sequences})
+
+
+class SavedBytesLab(Lab):
+    """What the forward keeps for backward, against m and T, with and without checkpointing (CK-1)."""
+
+    title = "CK-1 · Bytes kept for backward grow with the batch and the sequence; checkpointing keeps far fewer"
+
+    def __init__(self, hidden: int = 128, layers: int = 4):
+        import ipywidgets as w
+
+        super().__init__(hidden=w.Dropdown(options=[64, 128, 256], value=hidden, description="hidden"),
+                         layers=w.IntSlider(value=layers, min=1, max=8, description="layers"))
+
+    def compute(self, hidden: int, layers: int) -> SavedBytesSweep:
+        return saved_bytes_sweep(hidden, layers)
+
+    def render(self, result: SavedBytesSweep) -> None:
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.3))
+        for ax, data, xlabel in [(axes[0], result.by_batch, f"m (sequence {result.seq_len})"),
+                                 (axes[1], result.by_sequence, f"sequence length T (m = {result.micro_batch})")]:
+            xs = list(data)
+            ax.plot(xs, [data[x][0] / MIB for x in xs], "o-", label="no checkpointing")
+            ax.plot(xs, [data[x][1] / MIB for x in xs], "s-", label="checkpoint every layer")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("MiB saved for backward")
+            ax.legend(fontsize=8)
+        plt.tight_layout()
+        plt.show()
+        show_table([{"m": m, "T": result.seq_len, "without": format_bytes(a), "with": format_bytes(b),
+                     "kept": f"{b / a:.1%}"} for m, (a, b) in result.by_batch.items()])
+
+
+# ----------------------------------------------------------------------------- CK-3 diagram
+@dataclass
+class LayerChoice:
+    """``every_n_layers`` on a model of ``layers`` marked layers (CK-3).
+
+    ``selection`` is :func:`gastudy.core.checkpointing.layer_selection`; ``checkpointed`` the
+    1-based layers actually switched on in the model; ``saved_by_layer[k-1]`` the bytes layer
+    k keeps for backward in that setting, and ``saved_plain`` the same without checkpointing.
+    """
+
+    every_n_layers: int
+    layers: int
+    selection: list[bool]
+    checkpointed: list[int]
+    saved_by_layer: list[int]
+    saved_plain: list[int]
+
+
+def layer_choice(every_n_layers: int, layers: int = 6, hidden: int = 64, seq_len: int = 32,
+                 micro_batch: int = 4) -> LayerChoice:
+    """Switch ``every_n_layers`` on a TinyGPT of ``layers`` layers and measure each layer (CK-3)."""
+    net = build_for_measurement("tiny-gpt", model_kwargs=model_kwargs(hidden, layers, 64))
+    batch = synthetic_microbatches(net, micro_batch, 1, seq_len)[0]
+    with checkpointing(net, None):
+        plain = saved_bytes(net, batch)
+    with checkpointing(net, every_n_layers) as state:
+        chosen = saved_bytes(net, batch)
+    return LayerChoice(every_n_layers, layers, layer_selection(layers, every_n_layers), state.layers,
+                       [chosen.layer(k) for k in range(1, layers + 1)], [plain.layer(k) for k in range(1, layers + 1)])
+
+
+def draw_layers(choice: LayerChoice, ax) -> None:
+    """The every_n_layers diagram on ``ax``: forward row (CP / keep), backward row (rerun / keep). Course: CK-3."""
+    from matplotlib.patches import FancyBboxPatch
+
+    for k, on in enumerate(choice.selection, 1):
+        for row, text in ((1.0, "CP" if on else "keep"), (0.0, "rerun" if on else "keep")):
+            ax.add_patch(FancyBboxPatch((k - 0.4, row - 0.3), 0.8, 0.6, boxstyle="round,pad=0.02",
+                                        color="C3" if on else "C0", alpha=0.85))
+            ax.text(k, row + 0.08, f"L{k}", ha="center", va="center", color="white", weight="bold")
+            ax.text(k, row - 0.16, text, ha="center", va="center", color="white", fontsize=8)
+    ax.annotate("", xy=(choice.layers + 0.7, 1.45), xytext=(0.3, 1.45), arrowprops={"arrowstyle": "->"})
+    ax.annotate("", xy=(0.3, -0.45), xytext=(choice.layers + 0.7, -0.45), arrowprops={"arrowstyle": "->"})
+    ax.text(0.2, 1.0, "forward", ha="right", va="center")
+    ax.text(0.2, 0.0, "backward", ha="right", va="center")
+    ax.set_xlim(-0.8, choice.layers + 0.8)
+    ax.set_ylim(-0.7, 1.7)
+    ax.axis("off")
+    ax.set_title(f"every_n_layers = {choice.every_n_layers}: checkpointed layers {choice.checkpointed}")
+
+
+class LayerDiagramLab(Lab):
+    """Which layers ``every_n_layers`` checkpoints, drawn, and what each then keeps (CK-3)."""
+
+    title = "CK-3 · every_n_layers: the first layer and every n-th after it"
+
+    def __init__(self, every_n_layers: int = 2, layers: int = 6):
+        import ipywidgets as w
+
+        super().__init__(every_n_layers=w.IntSlider(value=every_n_layers, min=1, max=4, description="n"),
+                         layers=w.IntSlider(value=layers, min=2, max=12, description="layers"))
+
+    def compute(self, every_n_layers: int, layers: int) -> LayerChoice:
+        return layer_choice(every_n_layers, layers)
+
+    def render(self, result: LayerChoice) -> None:
+        import matplotlib.pyplot as plt
+
+        fig, (top, bottom) = plt.subplots(2, 1, figsize=(max(6.0, 0.9 * result.layers + 2), 4.6),
+                                          gridspec_kw={"height_ratios": [1.3, 1]})
+        draw_layers(result, top)
+        ks = list(range(1, result.layers + 1))
+        bottom.bar(ks, [b / 1024 for b in result.saved_plain], color="0.8", label="without checkpointing")
+        bottom.bar(ks, [b / 1024 for b in result.saved_by_layer],
+                   color=["C3" if on else "C0" for on in result.selection], label="with every_n_layers")
+        bottom.set_xticks(ks, [f"L{k}" for k in ks])
+        bottom.set_ylabel("KiB kept for backward")
+        bottom.set_ylim(0, 1.35 * max(result.saved_plain) / 1024)
+        bottom.legend(fontsize=8, loc="upper center", ncol=2)
+        plt.tight_layout()
+        plt.show()
+
+
+# ----------------------------------------------------------------------------- CK-2 / CK-3 trade-off
+SETTINGS = (None, 1, 2, 3, 4)
+
+
+def setting_name(n: int | None) -> str:
+    """``"off"`` or ``"n=2"``: how the labs label a checkpointing setting. Course: CK-2, CK-3."""
+    return "off" if n is None else f"n={n}"
+
+
+class TradeoffLab(Lab):
+    """Time per update against saved bytes for checkpointing off and every n = 1…4 (CK-2, CK-3)."""
+
+    title = "CK-2, CK-3 · Memory against time as n grows: fewer checkpoints, more memory, less recomputation"
+
+    def __init__(self, micro_batch: int = 8, seq_len: int = 64, repeats: int = 5):
+        import ipywidgets as w
+
+        super().__init__(micro_batch=w.IntSlider(value=micro_batch, min=1, max=16, description="m"),
+                         seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description="sequence"),
+                         repeats=w.IntSlider(value=repeats, min=2, max=9, description="repeats"),
+                         device=w.Dropdown(options=devices(), value=devices()[-1], description="device"))
+
+    def compute(self, micro_batch: int, seq_len: int, repeats: int, device: str) -> list[RunTiming]:
+        with steady_timing(device):
+            return compare_checkpointing(SETTINGS, micro_batch=micro_batch, accumulation_steps=1, seq_len=seq_len,
+                                         model_kwargs=model_kwargs(128, 8), repeats=repeats, device=device)
+
+    def render(self, result: list[RunTiming]) -> None:
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6.5, 3.5))
+        for r in result:
+            t = min(r.timing.times_s) * 1000
+            ax.scatter(r.saved_bytes / MIB, t, s=60, color="C7" if r.every_n_layers is None else "C3")
+            ax.annotate(setting_name(r.every_n_layers), (r.saved_bytes / MIB, t), textcoords="offset points",
+                        xytext=(6, 4))
+        ax.set_xlabel("MiB kept for backward (one microbatch)")
+        ax.set_ylabel("ms per update (best repeat)")
+        ax.set_title("the trade-off curve: lower-left is better")
+        plt.tight_layout()
+        plt.show()
+        show_table([{"checkpointing": setting_name(r.every_n_layers), "saved": format_bytes(r.saved_bytes),
+                     "peak": format_bytes(r.peak_bytes), "best ms": min(r.timing.times_s) * 1000,
+                     "median ms": r.timing.median_s * 1000} for r in result])
+
+
+COMBINATIONS = {"none": (8, 1, None), "checkpointing": (8, 1, 1), "accumulation": (2, 4, None),
+                "both": (2, 4, 1)}
+
+
+class CombineLab(Lab):
+    """None, checkpointing, accumulation, both: one update of the same 8 samples (CK-2)."""
+
+    title = "CK-2 · Checkpointing combines with accumulation: time and memory of the four choices"
+
+    def __init__(self, seq_len: int = 64, repeats: int = 3):
+        import ipywidgets as w
+
+        super().__init__(seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description="sequence"),
+                         repeats=w.IntSlider(value=repeats, min=2, max=9, description="repeats"),
+                         device=w.Dropdown(options=devices(), value=devices()[-1], description="device"))
+
+    def compute(self, seq_len: int, repeats: int, device: str) -> dict[str, RunTiming]:
+        runs = []
+        with steady_timing(device):
+            for n in (None, 1):  # each pair (8×1, 2×4) is timed interleaved
+                runs += compare_layouts(((8, 1), (2, 4)), every_n_layers=n, seq_len=seq_len, repeats=repeats,
+                                        model_kwargs=model_kwargs(128, 4), device=device)
+        by_key = {(r.micro_batch, r.accumulation_steps, r.every_n_layers): r for r in runs}
+        return {name: by_key[key] for name, key in COMBINATIONS.items()}
+
+    def render(self, result: dict[str, RunTiming]) -> None:
+        import matplotlib.pyplot as plt
+
+        fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.2))
+        names = list(result)
+        left.bar(names, [r.saved_bytes / MIB for r in result.values()], color=["C7", "C3", "C0", "C4"])
+        left.set_ylabel("MiB kept for backward per microbatch")
+        right.bar(names, [min(r.timing.times_s) * 1000 for r in result.values()], color=["C7", "C3", "C0", "C4"])
+        right.set_ylabel("ms per update of 8 samples (best)")
+        plt.tight_layout()
+        plt.show()
+        show_table([{"choice": name, "m × A": f"{r.micro_batch} × {r.accumulation_steps}",
+                     "checkpointing": setting_name(r.every_n_layers), "saved": format_bytes(r.saved_bytes),
+                     "peak": format_bytes(r.peak_bytes), "best ms": min(r.timing.times_s) * 1000}
+                    for name, r in result.items()])
+
+
+# ----------------------------------------------------------------------------- CK-4 formula and offload
+class FormulaLab(Lab):
+    """layers × m × sequence × hidden × bytes against the bytes checkpointed layers keep (CK-4)."""
+
+    title = "CK-4 · What a checkpointed layer still keeps: the formula against the measurement"
+
+    def __init__(self, seq_len: int = 64, hidden: int = 128):
+        import ipywidgets as w
+
+        super().__init__(every_n_layers=w.IntSlider(value=1, min=1, max=4, description="n"),
+                         micro_batch=w.IntSlider(value=4, min=1, max=16, description="m"),
+                         seq_len=w.Dropdown(options=[16, 32, 64, 128], value=seq_len, description="sequence"),
+                         hidden=w.Dropdown(options=[64, 128, 256], value=hidden, description="hidden"))
+
+    def compute(self, every_n_layers: int, micro_batch: int, seq_len: int, hidden: int) -> FormulaCheck:
+        return formula_check("tiny-gpt", micro_batch, seq_len, every_n_layers, model_kwargs=model_kwargs(hidden, 4))
+
+    def render(self, result: FormulaCheck) -> None:
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6.5, 2.6))
+        ax.barh(["formula", "measured"], [result.formula_bytes / 1024, result.measured_bytes / 1024],
+                color=["C1", "C0"])
+        ax.barh(["formula"], [result.mask_bytes / 1024], left=[result.formula_bytes / 1024], color="0.7",
+                label="+ attention mask")
+        ax.set_xlabel("KiB kept by the checkpointed layers")
+        ax.legend(fontsize=8)
+        plt.tight_layout()
+        plt.show()
+        print(f"{result.checkpointed} checkpointed layers × m={result.micro_batch} × T={result.sequence} × "
+              f"hidden={result.hidden} × {result.bytes_per_element} bytes = {format_bytes(result.formula_bytes)}; "
+              f"measured {format_bytes(result.measured_bytes)} (ratio {result.ratio:.4f}).\n{result.note}")
+
+
+@dataclass
+class OffloadResult:
+    """CK-4 offload: device bytes kept by checkpointed layers without/with offload, and (on a
+    GPU) the time and device peak of one update each way. ``note`` says what was measured."""
+
+    device: str
+    plain: FormulaCheck
+    offloaded: FormulaCheck
+    timings: dict[str, RunTiming] | None
+    note: str
+
+
+CPU_EXPLANATION = (
+    "On this CPU-only machine the activations already live in host memory: offload has nothing to move, "
+    "so the bytes kept are the same with and without it (measured above). On a GPU, offload moves each "
+    "checkpointed layer's input to pinned host memory during the forward (device → host copy) and back "
+    "during the backward (host → device), on the compute stream: the device keeps almost nothing, and "
+    "every update pays two copies. Run this notebook on a GPU machine to see the device peak drop and "
+    "the time rise.")
+
+
+def offload_demo(device: str = "cpu", micro_batch: int = 8, seq_len: int = 128, repeats: int = 3) -> OffloadResult:
+    """Measure checkpointing with and without offload on ``device`` (course: CK-4).
+
+    Always measures the device bytes checkpointed layers keep (:func:`gastudy.memory.saved.formula_check`).
+    On CUDA also times one update each way and reads the allocator peak
+    (:func:`gastudy.memory.timing.time_configuration`); on the CPU the note explains why there is
+    nothing to move instead of timing a no-op.
+    """
+    kw = model_kwargs(256, 4)
+    plain, off = (formula_check("tiny-gpt", micro_batch, seq_len, 1, offload=o, device=device, model_kwargs=kw)
+                  for o in (False, True))
+    timings = None
+    if torch.device(device).type == "cuda":
+        runs = compare_checkpointing((None, 1), offload=False, micro_batch=micro_batch, accumulation_steps=1,
+                                     device=device, seq_len=seq_len, model_kwargs=kw, repeats=repeats)
+        runs += [time_configuration(micro_batch, 1, 1, offload=True, device=device, seq_len=seq_len,
+                                    model_kwargs=kw, repeats=repeats)]
+        timings = dict(zip(("no checkpointing", "checkpointing", "checkpointing + offload"), runs))
+        note = off.note
+    else:
+        note = CPU_EXPLANATION
+    return OffloadResult(device, plain, off, timings, note)
+
+
+class OffloadLab(Lab):
+    """Offload: device bytes (and on a GPU, time and peak) with and without it (CK-4)."""
+
+    title = "CK-4 · Offloading the checkpointed activations to host memory"
+
+    def __init__(self, micro_batch: int = 8, seq_len: int = 128):
+        import ipywidgets as w
+
+        super().__init__(micro_batch=w.IntSlider(value=micro_batch, min=1, max=16, description="m"),
+                         seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description="sequence"),
+                         device=w.Dropdown(options=devices(), value=devices()[-1], description="device"))
+
+    def compute(self, micro_batch: int, seq_len: int, device: str) -> OffloadResult:
+        return offload_demo(device, micro_batch, seq_len)
+
+    def render(self, result: OffloadResult) -> None:
+        import matplotlib.pyplot as plt
+
+        panels = 2 if result.timings else 1
+        fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 3.0), squeeze=False)
+        axes[0][0].bar(["checkpointing", "checkpointing + offload"],
+                       [result.plain.measured_bytes / 1024, result.offloaded.measured_bytes / 1024], color=["C3", "C2"])
+        axes[0][0].set_ylabel(f"KiB kept on {result.device}")
+        if result.timings:
+            names = list(result.timings)
+            axes[0][1].bar(names, [min(r.timing.times_s) * 1000 for r in result.timings.values()],
+                           color=["C7", "C3", "C2"])
+            axes[0][1].tick_params(axis="x", labelsize=7)
+            axes[0][1].set_ylabel("ms per update (best)")
+        plt.tight_layout()
+        plt.show()
+        if result.timings:
+            show_table([{"setting": n, "device peak": format_bytes(r.peak_bytes), "best ms": min(r.timing.times_s) * 1000}
+                        for n, r in result.timings.items()])
+        print(result.note)

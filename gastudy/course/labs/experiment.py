@@ -1,0 +1,362 @@
+"""Chapter 07 — same effective batch, different experiment (course sections MB-8, GA-2).
+
+The labs of ``notebooks/07_same_batch_different_experiment.ipynb``:
+
+- :class:`NormalizationLab` (MB-8): the accumulated gradient against the big-batch gradient
+  for a BatchNorm, a LayerNorm and a plain MLP, measured with :func:`gastudy.check.verify.verify_one_update`.
+- :class:`RoundingLab` (MB-8): the size of the rounding differences in float64, float32 and
+  bf16, for one update and after many updates.
+- :class:`UpdatesPerEpochLab` (MB-8): how the global batch changes the number of updates for
+  the same samples, counted on the real group stream.
+- :class:`ThroughputLab` (GA-2): samples/s of 1×32, 4×8 and 32×1, measured.
+
+Tables are printed with :func:`gastudy.course.labs.start.show_table` (shared by every chapter).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import torch
+
+from gastudy.check.verify import (
+    TOLERANCES,
+    VerifyReport,
+    controlled_microbatches,
+    verify_one_update,
+)
+from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream
+from gastudy.core.engine import Accumulator
+from gastudy.core.groups import make_groups
+from gastudy.core.models import build_model, task_of
+from gastudy.core.plan import BatchPlan
+from gastudy.course.widgets import Lab, show_table
+from gastudy.memory.timing import RunTiming, compare_layouts
+
+NORM_MODELS = ("bn-mlp", "ln-mlp", "mlp")
+_FLOOR = 1e-18  # log-scale plots show an exact zero at this height
+
+
+@contextlib.contextmanager
+def steady_timing(device: str = "cpu") -> Iterator[None]:
+    """Time CPU work on one thread inside the block (the previous thread count after it).
+
+    On a machine shared with other processes, several OpenMP threads wait on each other and a
+    large matrix product can take 10× longer at random; one thread keeps side-by-side timings
+    comparable. No effect on a GPU. Course: GA-2, CK-2 (every timing lab of part 2).
+    """
+    if torch.device(device).type != "cpu":
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+# ----------------------------------------------------------------------------- MB-8: norms
+@dataclass
+class NormGap:
+    """The accumulated-vs-big-batch gradient gap per model, and BatchNorm's gap against m.
+
+    ``reports`` maps a model name to its :class:`VerifyReport` (``max_rel_diff`` is the gap:
+    max |Δ| ÷ max |reference gradient|). ``bn_gap_by_m`` maps a microbatch size m to the
+    BatchNorm gap at the same effective batch (A = effective ÷ m); m = effective is exact.
+    Course: MB-8.
+    """
+
+    micro_batch: int
+    accumulation_steps: int
+    reports: dict[str, VerifyReport]
+    bn_gap_by_m: dict[int, float]
+
+    @property
+    def gaps(self) -> dict[str, float]:
+        return {name: r.max_rel_diff for name, r in self.reports.items()}
+
+
+def norm_gap(micro_batch: int = 4, accumulation_steps: int = 4, seed: int = 0) -> NormGap:
+    """Measure the gradient gap of one accumulated update for each of :data:`NORM_MODELS` (MB-8).
+
+    Every model sees the same m × A samples, once as A microbatches of m (the engine) and once
+    as one big batch. BatchNorm needs m ≥ 2 (one sample has no batch statistics): ``ValueError``.
+    """
+    if micro_batch < 2:
+        raise ValueError(f"BatchNorm needs at least 2 samples per microbatch in training, got m={micro_batch}")
+    reports = {name: verify_one_update(name, micro_batch, accumulation_steps, seed=seed) for name in NORM_MODELS}
+    total = micro_batch * accumulation_steps
+    by_m = {m: verify_one_update("bn-mlp", m, total // m, seed=seed).max_rel_diff
+            for m in range(2, total + 1) if total % m == 0}
+    return NormGap(micro_batch, accumulation_steps, reports, by_m)
+
+
+class NormalizationLab(Lab):
+    """BatchNorm vs LayerNorm under accumulation: the measured gradient gap (course: MB-8)."""
+
+    title = "MB-8 · Does A microbatches of m give the big batch's gradient? It depends on the layers."
+
+    def __init__(self, micro_batch: int = 4, accumulation_steps: int = 4):
+        import ipywidgets as w
+
+        super().__init__(
+            micro_batch=w.IntSlider(value=micro_batch, min=2, max=16, description="m"),
+            accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=8, description="A"),
+        )
+
+    def compute(self, micro_batch: int, accumulation_steps: int) -> NormGap:
+        return norm_gap(micro_batch, accumulation_steps)
+
+    def render(self, result: NormGap) -> None:
+        import matplotlib.pyplot as plt
+
+        fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4))
+        names = list(result.gaps)
+        left.bar(names, [max(g, _FLOOR) for g in result.gaps.values()], color=["C3", "C0", "C2"])
+        left.axhline(TOLERANCES["fp32"], color="k", ls="--", lw=1, label="float32 tolerance")
+        left.set_yscale("log")
+        left.set_ylabel("max |Δgrad| ÷ max |grad|")
+        left.set_title(f"A={result.accumulation_steps} microbatches of m={result.micro_batch} vs one batch")
+        left.legend(fontsize=8)
+        ms = list(result.bn_gap_by_m)
+        right.plot(ms, [max(g, _FLOOR) for g in result.bn_gap_by_m.values()], "o-", color="C3")
+        right.set_xscale("log", base=2)
+        right.set_yscale("log")
+        for m, g in result.bn_gap_by_m.items():
+            if g == 0.0:
+                right.annotate("exactly 0 (A = 1)", (m, _FLOOR), textcoords="offset points", xytext=(-90, 8))
+        right.set_xlabel("m (A = effective ÷ m)")
+        right.set_title(f"BatchNorm gap at effective batch {result.micro_batch * result.accumulation_steps}")
+        plt.tight_layout()
+        plt.show()
+        show_table([{"model": n, "gap (relative)": r.max_rel_diff, "max |Δ|": r.max_abs_diff,
+                     "verifier": "passed" if r.passed else "FAILED"} for n, r in result.reports.items()])
+
+
+# ----------------------------------------------------------------------------- MB-8: rounding
+@dataclass
+class RoundingResult:
+    """Rounding differences between A microbatches of m and one batch of m × A (tiny-gpt).
+
+    ``one_update`` maps a precision (``fp64``, ``fp32``, ``bf16``) to the relative gradient
+    gap of one update; ``drift`` maps ``fp64``/``fp32`` to the largest absolute difference of
+    any weight after ``updates`` AdamW updates trained both ways on the same samples.
+    Course: MB-8.
+    """
+
+    micro_batch: int
+    accumulation_steps: int
+    updates: int
+    one_update: dict[str, float]
+    drift: dict[str, float] = field(default_factory=dict)
+
+
+def weight_drift(micro_batch: int, accumulation_steps: int, updates: int, dtype: torch.dtype = torch.float32,
+                 model: str = "tiny-gpt", lr: float = 1e-3, seed: int = 0) -> float:
+    """Largest |w_accumulated − w_big| over all weights after ``updates`` AdamW updates (MB-8).
+
+    Both runs see the same samples per update (one stream cut in groups of A microbatches of
+    m, the other in single microbatches of m × A) and use the engine with token normalization.
+    Only the order of floating-point operations differs.
+    """
+    n = micro_batch * accumulation_steps * updates
+    task = task_of(model)
+    dataset = AdditionDataset(n, seed=seed) if task == "causal" else BlobDataset(n, seed=seed)
+    base = build_model(model, seed=seed, dtype=dtype)
+    weights = []
+    for m, a in [(micro_batch, accumulation_steps), (micro_batch * accumulation_steps, 1)]:
+        net = copy.deepcopy(base)
+        engine = Accumulator(net, torch.optim.AdamW(net.parameters(), lr=lr), accumulation_steps=a, task=task)
+        engine.train(make_groups(MicrobatchStream(dataset, m, seed=seed).microbatches(0), a, task))
+        weights.append(torch.cat([p.detach().flatten() for p in net.parameters()]))
+    return float((weights[0] - weights[1]).abs().max())
+
+
+def rounding_differences(micro_batch: int = 2, accumulation_steps: int = 4, updates: int = 20,
+                         seed: int = 0) -> RoundingResult:
+    """One-update gradient gaps in fp64/fp32/bf16 and the weight drift after ``updates`` (MB-8)."""
+    mbs = controlled_microbatches("tiny-gpt", micro_batch, accumulation_steps, seed=seed)
+    fp64 = build_model("tiny-gpt", seed=seed, dtype=torch.float64)
+    one = {"fp64": verify_one_update(fp64, microbatches=mbs, task="causal", tolerance=TOLERANCES["fp64"]).max_rel_diff}
+    for precision in ("fp32", "bf16"):
+        one[precision] = verify_one_update("tiny-gpt", microbatches=mbs, precision=precision, seed=seed).max_rel_diff
+    drift = {name: weight_drift(micro_batch, accumulation_steps, updates, dtype, seed=seed)
+             for name, dtype in [("fp64", torch.float64), ("fp32", torch.float32)]} if updates else {}
+    return RoundingResult(micro_batch, accumulation_steps, updates, one, drift)
+
+
+class RoundingLab(Lab):
+    """How large are rounding differences, per precision? Measured on tiny-gpt (course: MB-8)."""
+
+    title = "MB-8 · Same samples, same maths, different order of additions: the size of the difference"
+
+    def __init__(self, micro_batch: int = 2, accumulation_steps: int = 4, updates: int = 20):
+        import ipywidgets as w
+
+        super().__init__(
+            micro_batch=w.IntSlider(value=micro_batch, min=1, max=8, description="m"),
+            accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=8, description="A"),
+            updates=w.IntSlider(value=updates, min=0, max=50, step=5, description="updates"),
+        )
+
+    def compute(self, micro_batch: int, accumulation_steps: int, updates: int) -> RoundingResult:
+        return rounding_differences(micro_batch, accumulation_steps, updates)
+
+    def render(self, result: RoundingResult) -> None:
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6.5, 3.2))
+        names = list(result.one_update)
+        ax.bar(names, [max(v, _FLOOR) for v in result.one_update.values()], color=["C2", "C0", "C1"])
+        ax.scatter(names, [TOLERANCES[n] for n in names], marker="_", s=900, color="k", label="tolerance")
+        ax.set_yscale("log")
+        ax.set_ylabel("relative gradient gap")
+        ax.set_title(f"one update: A={result.accumulation_steps}×m={result.micro_batch} vs one batch")
+        ax.legend(fontsize=8)
+        plt.tight_layout()
+        plt.show()
+        rows = [{"precision": n, "one-update gap": v, "tolerance": TOLERANCES[n],
+                 f"max |Δw| after {result.updates} updates": result.drift.get(n, "—")}
+                for n, v in result.one_update.items()]
+        show_table(rows)
+
+
+# ----------------------------------------------------------------------------- MB-8: updates per epoch
+@dataclass
+class UpdatesRow:
+    """One global batch: the plan and the updates one epoch makes, counted and by formula. Course: MB-8."""
+
+    plan: BatchPlan
+    updates: int
+    formula: int
+    partial_samples: int
+
+
+def count_updates(dataset_size: int, plan: BatchPlan, last_group: str = "keep", seed: int = 0) -> UpdatesRow:
+    """Count the updates of one epoch on replica 0 by iterating the real group stream (MB-8).
+
+    ``formula`` is ceil(N_replica ÷ (m × A)) for ``keep`` and the number of full groups of A
+    microbatches for ``drop``; ``partial_samples`` is how many samples the short last group
+    holds (kept or dropped, see :class:`gastudy.core.groups.GroupStream`).
+    """
+    dataset = BlobDataset(dataset_size, seed=seed)
+    stream = MicrobatchStream(dataset, plan.micro_batch, seed=seed, replicas=plan.replicas, rank=0)
+    groups = make_groups(stream.microbatches(0), plan.accumulation_steps, "classification", last_group)
+    counted = sum(1 for _ in groups)
+    per_replica = len(stream.indices(0))
+    formula = (math.ceil(per_replica / plan.per_replica) if last_group == "keep"
+               else len(stream) // plan.accumulation_steps)
+    partial = len(groups.partial.sample_ids) if groups.partial else 0
+    return UpdatesRow(plan, counted, formula, partial)
+
+
+class UpdatesPerEpochLab(Lab):
+    """Same samples seen, different number of updates: one epoch per global batch (course: MB-8)."""
+
+    title = "MB-8 · Changing the global batch changes the number of updates per epoch"
+
+    def __init__(self, dataset_size: int = 1000, micro_batch: int = 8):
+        import ipywidgets as w
+
+        super().__init__(
+            dataset_size=w.IntSlider(value=dataset_size, min=100, max=4000, step=100, description="N samples"),
+            micro_batch=w.IntSlider(value=micro_batch, min=1, max=32, description="m"),
+            replicas=w.IntSlider(value=1, min=1, max=4, description="D"),
+            last_group=w.Dropdown(options=["keep", "drop"], value="keep", description="last group"),
+        )
+
+    def compute(self, dataset_size: int, micro_batch: int, replicas: int, last_group: str) -> list[UpdatesRow]:
+        return [count_updates(dataset_size, BatchPlan(micro_batch, a, replicas), last_group) for a in (1, 2, 4, 8, 16)]
+
+    def render(self, result: list[UpdatesRow]) -> None:
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6.5, 3.2))
+        batches = [r.plan.effective_batch for r in result]
+        ax.plot(batches, [r.updates for r in result], "o-")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set_xlabel("global batch m × A × D (samples per update)")
+        ax.set_ylabel("updates per epoch")
+        plt.tight_layout()
+        plt.show()
+        show_table([{"plan": r.plan.describe(), "updates / epoch (counted)": r.updates, "formula": r.formula,
+                     "samples in the short last group": r.partial_samples} for r in result])
+
+
+# ----------------------------------------------------------------------------- GA-2: throughput
+LAYOUTS = ((32, 1), (4, 8), (1, 32))  # (m, A): one real batch of 32, then accumulation
+
+
+def devices() -> list[str]:
+    """The devices a lab can measure on: ``cpu``, plus ``cuda`` when a GPU is present. Course: GA-2, CK-2, MB-9."""
+    return ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
+
+
+def best_samples_per_s(run: RunTiming) -> float:
+    """Samples per second of the fastest timed repeat (m × A ÷ min time). Course: GA-2.
+
+    The least disturbed repeat is the best estimate of what the computation costs when other
+    programs share the machine (the convention of ``timeit``); the median is shown beside it.
+    """
+    return run.effective_batch / min(run.timing.times_s)
+
+
+class ThroughputLab(Lab):
+    """Samples/s of one update of 32 samples split as 32×1, 4×8 and 1×32 (course: GA-2).
+
+    The measurement is :func:`gastudy.memory.timing.compare_layouts` on the engine: the same 32
+    samples and the same model for every split; a fresh model per split; one CPU thread
+    (:func:`steady_timing`).
+    """
+
+    title = "GA-2 · Is accumulation faster? Time one update of 32 samples split three ways"
+
+    def __init__(self, hidden: int = 128, seq_len: int = 32, repeats: int = 5):
+        import ipywidgets as w
+
+        super().__init__(
+            hidden=w.Dropdown(options=[64, 128, 256, 512], value=hidden, description="hidden"),
+            seq_len=w.Dropdown(options=[16, 32, 64], value=seq_len, description="sequence"),
+            repeats=w.IntSlider(value=repeats, min=3, max=15, description="repeats"),
+            device=w.Dropdown(options=devices(), value=devices()[-1], description="device"),
+        )
+
+    def compute(self, hidden: int, seq_len: int, repeats: int, device: str) -> list[RunTiming]:
+        kwargs = {"hidden": hidden, "layers": 4, "heads": 4, "max_len": max(64, seq_len)}
+        with steady_timing(device):
+            return compare_layouts(LAYOUTS, model="tiny-gpt", model_kwargs=kwargs, seq_len=seq_len,
+                                   repeats=repeats, device=device)
+
+    def render(self, result: list[RunTiming]) -> None:
+        import matplotlib.pyplot as plt
+
+        fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.2))
+        labels = [f"m={r.micro_batch} × A={r.accumulation_steps}" for r in result]
+        left.bar(labels, [best_samples_per_s(r) for r in result], color=["C2", "C0", "C1"], alpha=0.8,
+                 label="best of the repeats")
+        left.scatter(labels, [r.timing.samples_per_s for r in result], color="k", zorder=3, label="median")
+        left.legend(fontsize=8)
+        left.set_ylabel("samples / s")
+        left.set_title("throughput: higher is faster")
+        right.bar(labels, [r.saved_bytes / 2**20 for r in result], color=["C2", "C0", "C1"])
+        right.set_ylabel("MiB saved for backward, per microbatch")
+        right.set_title("what accumulation buys: memory")
+        plt.tight_layout()
+        plt.show()
+        show_table([{"split": lab, "best s / update": min(r.timing.times_s), "samples/s (best)": best_samples_per_s(r),
+                     "samples/s (median)": r.timing.samples_per_s, "tokens/s (median)": r.timing.tokens_per_s,
+                     "spread": r.timing.spread,
+                     "saved MiB": r.saved_bytes / 2**20, "peak MiB": r.peak_bytes / 2**20}
+                    for lab, r in zip(labels, result)])
+
+
+# ----------------------------------------------------------------------------- exercises' helpers
+def bn_gap(micro_batch: int, accumulation_steps: int, seed: int = 0) -> float:
+    """The BatchNorm model's relative gradient gap for one update of A × m (MB-8)."""
+    return verify_one_update("bn-mlp", micro_batch, accumulation_steps, seed=seed).max_rel_diff

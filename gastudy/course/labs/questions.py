@@ -1,0 +1,341 @@
+"""Chapter 12 — the questions learners ask after the course, answered by measurement (MB-12).
+
+Every answer is computed when it is asked: :func:`ask` runs the library measurement behind
+the question and fills the numbers into the answer text. Nothing in an answer is a
+remembered number. :data:`QUESTIONS` lists them; :class:`QuestionsLab` browses them.
+
+Each measurement is small (a second or two on a CPU) and names the chapter that teaches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from gastudy.course.widgets import Lab
+from gastudy.memory.saved import format_bytes
+
+Evidence = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question: its key, wording, sections, chapter and the measurement that answers it.
+
+    ``measure()`` returns ``(answer_markdown, evidence)``: the answer with measured numbers
+    filled in, and those numbers by name. Course: MB-12.
+    """
+
+    key: str
+    question: str
+    sections: tuple[str, ...]
+    chapter: str
+    measure: Callable[[], tuple[str, Evidence]]
+
+
+@dataclass
+class Answer:
+    """A measured answer (course: MB-12). ``evidence`` holds the numbers the text quotes."""
+
+    key: str
+    question: str
+    text: str
+    evidence: Evidence = field(default_factory=dict)
+    sections: tuple[str, ...] = ()
+    chapter: str = ""
+
+    def markdown(self) -> str:
+        """The answer as Markdown: the question, the measured answer, where it is taught."""
+        where = f"*Measured just now · sections {', '.join(self.sections)} · taught in `{self.chapter}`*"
+        return f"**Q: {self.question}**\n\n{self.text}\n\n{where}"
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown()
+
+    def __str__(self) -> str:
+        return self.markdown()
+
+
+# ----------------------------------------------------------------------------- the measurements
+def _same_gradient() -> tuple[str, Evidence]:
+    from gastudy.check.verify import verify_one_update
+
+    gaps = {name: verify_one_update(name, 4, 4).max_rel_diff for name in ("tiny-gpt", "ln-mlp", "bn-mlp")}
+    text = (f"Only when every layer treats samples independently. One update of A=4 microbatches of m=4 "
+            f"against one batch of 16: tiny-gpt differs by {gaps['tiny-gpt']:.1e} and the LayerNorm MLP by "
+            f"{gaps['ln-mlp']:.1e} (relative, float32 rounding), the BatchNorm MLP by {gaps['bn-mlp']:.2f} — "
+            "BatchNorm normalizes each microbatch with its own statistics.")
+    return text, {"tiny_gpt_gap": gaps["tiny-gpt"], "ln_gap": gaps["ln-mlp"], "bn_gap": gaps["bn-mlp"]}
+
+
+def _divide_by_a() -> tuple[str, Evidence]:
+    from gastudy.check.verify import verify_one_update
+
+    steps = verify_one_update("tiny-gpt", 2, 4, normalization="steps")
+    tokens = verify_one_update("tiny-gpt", 2, 4, normalization="tokens")
+    items = steps.record.supervised_tokens
+    text = (f"Only when every microbatch has the same number of supervised items. On variable-length addition "
+            f"problems ({items} supervised tokens in 4 microbatches) dividing each microbatch mean by A misses "
+            f"the big-batch gradient by {steps.max_rel_diff:.1%} (relative); dividing the summed loss by the "
+            f"group's tokens misses it by {tokens.max_rel_diff:.1e}.")
+    return text, {"steps_gap": steps.max_rel_diff, "tokens_gap": tokens.max_rel_diff,
+                  "steps_passed": steps.passed, "tokens_passed": tokens.passed}
+
+
+def _faster() -> tuple[str, Evidence]:
+    from gastudy.course.labs.experiment import best_samples_per_s, steady_timing
+    from gastudy.memory.timing import compare_layouts
+
+    with steady_timing("cpu"):
+        runs = compare_layouts(((16, 1), (1, 16)), model="tiny-gpt", repeats=3, seq_len=16,
+                               model_kwargs={"hidden": 64, "layers": 2, "heads": 2})
+    big, acc = (best_samples_per_s(r) for r in runs)
+    text = (f"No. The same 16 samples per update ran at {big:.0f} samples/s as one batch (16×1) and at {acc:.0f} "
+            f"samples/s as 16 microbatches of 1 ({acc / big:.2f}× on this machine). Accumulation buys memory, "
+            "not speed: use it when the batch you want does not fit.")
+    return text, {"big_batch_samples_per_s": big, "accumulated_samples_per_s": acc, "ratio": acc / big}
+
+
+def _memory_saved() -> tuple[str, Evidence]:
+    from gastudy.memory.planner import measure_peak
+
+    kw = {"hidden": 128, "layers": 4, "heads": 4}
+    big, small = (measure_peak(m, a, "tiny-gpt", model_kwargs=kw, groups=1) for m, a in ((16, 1), (2, 8)))
+    text = (f"The activations shrink with m; nothing else does. For 16 samples per update on tiny-gpt (hidden "
+            f"128), one microbatch's saved activations drop from {format_bytes(big.saved_bytes)} (m=16) to "
+            f"{format_bytes(small.saved_bytes)} (m=2, A=8), an {big.saved_bytes / small.saved_bytes:.1f}× cut. "
+            f"Weights, gradients and AdamW state stay at {format_bytes(big.fixed_bytes)} either way; the "
+            f"measured process peaks were {format_bytes(big.peak_bytes)} and {format_bytes(small.peak_bytes)}.")
+    return text, {"saved_m16": big.saved_bytes, "saved_m2": small.saved_bytes, "fixed_m16": big.fixed_bytes,
+                  "fixed_m2": small.fixed_bytes, "peak_m16": big.peak_bytes, "peak_m2": small.peak_bytes}
+
+
+def _learning_rate() -> tuple[str, Evidence]:
+    from gastudy.core.plan import BatchPlan
+    from gastudy.course.labs.experiment import count_updates
+
+    a4, a8 = (count_updates(1000, BatchPlan(8, a)).updates for a in (4, 8))
+    text = (f"The course cannot give you a rule, but it can show what changed. On 1000 samples with m=8, A=4 "
+            f"makes {a4} updates per epoch and A=8 makes {a8}: a schedule written in updates now ends "
+            f"{a4 / a8:.0f}× sooner in samples. Decide whether to keep the number of updates or the samples seen, "
+            "and whether to scale the learning rate — then write that assumption into the run record.")
+    return text, {"updates_a4": a4, "updates_a8": a8}
+
+
+def _scheduler() -> tuple[str, Evidence]:
+    from gastudy.check.diagnostics import diagnose_schedule_drift
+    from gastudy.check.pitfalls import correct_update, scheduler_per_microbatch
+
+    wrong, right = diagnose_schedule_drift(scheduler_per_microbatch), diagnose_schedule_drift(correct_update)
+    w, r = wrong.evidence, right.evidence
+    text = (f"No — once per applied update. Over {w['applied_updates']} updates of A={w['accumulation_steps']} "
+            f"microbatches, a per-microbatch scheduler stepped {w['scheduler_steps']} times and left the learning "
+            f"rate at {w['lr'][-1]:.4g} instead of {w['expected_lr'][-1]:.4g}; stepped per update it took "
+            f"{r['scheduler_steps']} steps, as planned.")
+    return text, {"wrong_steps": w["scheduler_steps"], "right_steps": r["scheduler_steps"],
+                  "applied": w["applied_updates"], "wrong_fired": wrong.fired, "right_fired": right.fired}
+
+
+def _gpus() -> tuple[str, Evidence]:
+    from gastudy.core.plan import BatchPlan
+
+    plan = BatchPlan(2, 8, replicas=4, tensor_parallel=2)
+    text = (f"Only if all 8 are data-parallel replicas. With tensor parallelism of 2, the 8 GPUs hold "
+            f"{plan.replicas} replicas: {plan.describe()}. Counting every card would claim "
+            f"{plan.per_replica * plan.devices} samples per update.")
+    return text, {"effective_batch": plan.effective_batch, "devices": plan.devices,
+                  "wrong_count": plan.per_replica * plan.devices}
+
+
+def _short_group() -> tuple[str, Evidence]:
+    from gastudy.core.data import AdditionDataset, MicrobatchStream
+    from gastudy.core.groups import make_groups
+
+    out: Evidence = {}
+    for policy in ("keep", "drop"):
+        stream = MicrobatchStream(AdditionDataset(22), 2, seed=0)
+        groups = make_groups(stream.microbatches(0), 4, "causal", policy)
+        out[f"{policy}_updates"] = sum(1 for _ in groups)
+        out[f"{policy}_ids"] = groups.partial.sample_ids if groups.partial else []
+    text = (f"You choose, and you write it down. 22 samples in microbatches of 2 make 11 microbatches: with A=4 "
+            f"the last group has 3. `keep` makes {out['keep_updates']} updates and processes the short group "
+            f"with its own denominator; `drop` makes {out['drop_updates']} and skips samples "
+            f"{out['drop_ids']}. Either way the record lists the samples affected.")
+    return text, out
+
+
+def _checkpoint_gradient() -> tuple[str, Evidence]:
+    from gastudy.check.verify import compare_gradients, controlled_microbatches, reference_gradients
+    from gastudy.core.checkpointing import checkpointing
+    from gastudy.core.models import build_model
+
+    mbs = controlled_microbatches("tiny-gpt", 4, 2)
+    model = build_model("tiny-gpt").train()
+    plain = reference_gradients(model, mbs)
+    with checkpointing(model, every_n_layers=1):
+        ckpt = reference_gradients(model, mbs)
+    max_abs, max_rel = compare_gradients(ckpt, plain)
+    text = (f"No. Checkpointing recomputes the same forward during backward; it changes memory and time, not "
+            f"the maths. On tiny-gpt the gradients with and without checkpointing every layer differ by "
+            f"{max_abs:.1e} at most (relative {max_rel:.1e}).")
+    return text, {"max_abs_diff": max_abs, "max_rel_diff": max_rel}
+
+
+def _checkpoint_or_accumulate() -> tuple[str, Evidence]:
+    from gastudy.core.checkpointing import checkpointing
+    from gastudy.memory.saved import saved_bytes
+    from gastudy.memory.workload import build_for_measurement, synthetic_microbatches
+
+    net = build_for_measurement("tiny-gpt", model_kwargs={"hidden": 128, "layers": 4, "heads": 4})
+    out: Evidence = {}
+    for m in (8, 2):
+        batch = synthetic_microbatches(net, m, 1, 32)[0]
+        for name, n in (("off", None), ("ckpt", 1)):
+            with checkpointing(net, n):
+                out[f"m{m}_{name}"] = saved_bytes(net, batch).total
+    text = (f"Measure both; they combine. Saved for backward per microbatch on tiny-gpt (hidden 128, sequence "
+            f"32): m=8 keeps {format_bytes(out['m8_off'])}, m=8 with checkpointing {format_bytes(out['m8_ckpt'])}, "
+            f"m=2 (A×4 to keep the batch) {format_bytes(out['m2_off'])}, and both together "
+            f"{format_bytes(out['m2_ckpt'])}. Accumulation costs extra passes over the weights, checkpointing "
+            "costs a recomputed forward: chapter 08 times both.")
+    return text, out
+
+
+def _first_step_memory() -> tuple[str, Evidence]:
+    from gastudy.memory.timeline import phase_timeline
+
+    tl = phase_timeline(micro_batch=2, accumulation_steps=2, groups=2,
+                        model_kwargs={"hidden": 128, "layers": 2, "heads": 4})
+    before = max(r.optimizer_bytes for r in tl.rows if r.group == 1 and not r.phase.startswith("update"))
+    after = max(r.optimizer_bytes for r in tl.rows if r.phase == "update 1")
+    grads = max(r.grad_bytes for r in tl.rows)
+    text = (f"Because AdamW creates its state at the first step. Optimizer state was {format_bytes(before)} "
+            f"through the first group's forwards and backwards and {format_bytes(after)} after update 1 "
+            f"(two tensors per weight); gradients ({format_bytes(grads)}) appear at the first backward. A "
+            "forward-only check sees neither — watch a whole group and the first update.")
+    return text, {"optimizer_before": before, "optimizer_after": after, "gradient_bytes": grads,
+                  "weight_bytes": tl.rows[0].weight_bytes}
+
+
+def _fp16_skips() -> tuple[str, Evidence]:
+    from gastudy.core.data import AdditionDataset, MicrobatchStream
+    from gastudy.core.engine import Accumulator
+    from gastudy.core.groups import make_groups
+    from gastudy.core.models import build_model
+    from gastudy.core.precision import inject_overflow
+
+    model = build_model("tiny-gpt", layers=2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 / (1 + step))
+    engine = Accumulator(model, optimizer, accumulation_steps=2, precision="fp16", scheduler=scheduler)
+    groups = list(make_groups(MicrobatchStream(AdditionDataset(24), 4).microbatches(0), 2))
+    with inject_overflow(model):
+        first = engine.update(groups[0])
+    rest = [engine.update(g) for g in groups[1:]]
+    c = engine.counters
+    text = (f"Yes, and the counters must say so. With an overflow injected into the first group, the scaler "
+            f"skipped that update and lowered the scale from {first.scale:g} to {rest[0].scale:g}: "
+            f"{c.updates_attempted} updates attempted, {c.updates_applied} applied, {c.scheduler_steps} scheduler "
+            "steps — the schedule follows the applied updates.")
+    return text, {"attempted": c.updates_attempted, "applied": c.updates_applied,
+                  "scheduler_steps": c.scheduler_steps, "first_applied": first.applied,
+                  "scale_before": first.scale, "scale_after": rest[0].scale}
+
+
+def _duplicates() -> tuple[str, Evidence]:
+    from gastudy.core.data import AdditionDataset, MicrobatchStream
+    from gastudy.parallel.agreement import check_sample_ids
+
+    data = AdditionDataset(64)
+    out: Evidence = {}
+    for name, shard in (("sharded", True), ("unsharded", False)):
+        ids = [MicrobatchStream(data, 2, replicas=2, rank=r, shard=shard).indices(0)[:8] for r in range(2)]
+        report = check_sample_ids(ids)
+        out[f"{name}_duplicated"], out[f"{name}_extra"] = len(report.duplicated), report.extra
+    text = (f"Compare the sample ids every replica processed. The first 8 ids of two replicas: sharded, "
+            f"{out['sharded_duplicated']} ids repeat; without sharding, {out['unsharded_duplicated']} of 8 repeat "
+            f"and {out['unsharded_extra']} of the 16 'samples' add nothing new. Chapter 06 runs this check on a "
+            "real two-process run, where the engine refuses the update.")
+    return text, out
+
+
+def _bit_identical() -> tuple[str, Evidence]:
+    from gastudy.course.labs.experiment import weight_drift
+
+    drift32 = weight_drift(2, 4, 10, torch.float32)
+    drift64 = weight_drift(2, 4, 10, torch.float64)
+    text = (f"Because floating-point addition is not associative: A microbatches add in another order than one "
+            f"batch. After 10 AdamW updates of tiny-gpt trained both ways on the same samples, the largest weight "
+            f"difference is {drift32:.1e} in float32 and {drift64:.1e} in float64. Verify one update against a "
+            "tolerance; compare finished runs by their metrics.")
+    return text, {"drift_fp32": drift32, "drift_fp64": drift64}
+
+
+QUESTIONS: dict[str, Question] = {q.key: q for q in [
+    Question("same-gradient", "Is accumulating A microbatches the same as one batch A times larger?",
+             ("MB-8", "GA-1"), "07_same_batch_different_experiment", _same_gradient),
+    Question("divide-by-A", "Can I simply divide each microbatch's loss by A?",
+             ("GA-4", "MB-3"), "03_loss_normalization", _divide_by_a),
+    Question("faster", "Will accumulation make my training faster?", ("GA-2",),
+             "07_same_batch_different_experiment", _faster),
+    Question("memory-saved", "How much memory does a smaller microbatch really save?", ("GA-1", "MB-9"),
+             "09_memory_check_and_decide", _memory_saved),
+    Question("learning-rate", "If I change A, must I change the learning rate?", ("MB-8",),
+             "07_same_batch_different_experiment", _learning_rate),
+    Question("scheduler", "Should the scheduler step once per microbatch?", ("MB-6",),
+             "04_accumulation_group", _scheduler),
+    Question("gpus", "I train on 8 GPUs: is my effective batch m × A × 8?", ("MB-2",),
+             "02_effective_batch", _gpus),
+    Question("short-group", "What happens to the samples of the last, short group?", ("MB-4",),
+             "04_accumulation_group", _short_group),
+    Question("checkpoint-gradient", "Does activation checkpointing change my gradients?", ("CK-1",),
+             "08_checkpointing", _checkpoint_gradient),
+    Question("checkpoint-or-accumulate", "Checkpointing or a smaller microbatch: which saves more memory?",
+             ("CK-2", "GA-1"), "08_checkpointing", _checkpoint_or_accumulate),
+    Question("first-step-memory", "Why does memory jump at the first update?", ("MB-9",),
+             "09_memory_check_and_decide", _first_step_memory),
+    Question("fp16-skips", "With fp16, can an update be skipped — and does the schedule notice?",
+             ("MB-5", "MB-6"), "05_mixed_precision", _fp16_skips),
+    Question("duplicates", "How do I know each GPU sees different samples?", ("MB-7",),
+             "06_data_parallel", _duplicates),
+    Question("bit-identical", "Why are my weights not bit-identical after switching to accumulation?",
+             ("MB-8",), "07_same_batch_different_experiment", _bit_identical),
+]}
+
+
+def ask(key: str) -> Answer:
+    """Measure and answer question ``key`` of :data:`QUESTIONS` (course: MB-12).
+
+    Returns an :class:`Answer` whose text quotes the numbers just measured (``evidence``).
+    In a notebook it displays as Markdown. Raises ``KeyError`` listing the keys when
+    ``key`` is unknown.
+    """
+    if key not in QUESTIONS:
+        raise KeyError(f"no question {key!r}; ask one of: {', '.join(QUESTIONS)}")
+    q = QUESTIONS[key]
+    text, evidence = q.measure()
+    return Answer(q.key, q.question, text, evidence, q.sections, q.chapter)
+
+
+class QuestionsLab(Lab):
+    """Pick a question; its measurement runs and the answer quotes the numbers (course: MB-12)."""
+
+    title = "MB-12 · Ask a question; the answer is measured now"
+
+    def __init__(self, key: str = "same-gradient"):
+        import ipywidgets as w
+
+        options = [(q.question, q.key) for q in QUESTIONS.values()]
+        super().__init__(key=w.Dropdown(options=options, value=key, description="question",
+                                        layout=w.Layout(width="95%")))
+
+    def compute(self, key: str) -> Answer:
+        return ask(key)
+
+    def render(self, result: Answer) -> None:
+        from IPython.display import Markdown, display
+
+        display(Markdown(result.markdown()))

@@ -1,0 +1,600 @@
+"""Chapter 01: microbatch, backward, update (sections MB-1, GA-1, GA-3).
+
+- :func:`play_group` plays the four-step diagram with real gradients: after microbatch k the
+  gradient tensors hold G1 + … + Gk, the parameters have not moved, and after the last one the
+  sum equals the big-batch gradient (:class:`StepDiagramLab`, GA-1).
+- :class:`ActivationMemoryLab`: bytes saved for backward by one microbatch, for every split
+  m × A of the same 32 samples (GA-1, measured with :func:`gastudy.memory.saved.saved_bytes`).
+- :class:`KnobsLab`: the framework's two knobs (per-device batch size, accumulation steps)
+  as m and A, and the groups they really produce (GA-3).
+- :class:`ZeroGradLab`: both ``zero_grad`` mistakes run on purpose and named (MB-1).
+- :class:`LoggingAxesLab`: one pair of runs plotted against microbatches, updates, samples
+  and tokens — "step" alone is ambiguous (MB-1).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+
+from gastudy.check.steps import first_step_gradients, record_steps
+from gastudy.check.verify import (
+    TOLERANCES,
+    compare_gradients,
+    controlled_microbatches,
+    reference_gradients,
+)
+from gastudy.core.data import MicrobatchStream
+from gastudy.core.engine import Accumulator, model_inputs
+from gastudy.core.groups import build_group, make_groups
+from gastudy.core.models import build_model
+from gastudy.core.plan import BatchPlan
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table
+
+DTYPES = {"float64": (torch.float64, "fp64"), "float32": (torch.float32, "fp32")}
+
+
+def gradient_snapshot(model: nn.Module) -> dict[str, torch.Tensor]:
+    """A copy of every parameter's current ``.grad`` by name (parameters without one skipped).
+    Course: GA-1, MB-1."""
+    return {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+
+
+def parameter_snapshot(model: nn.Module) -> dict[str, torch.Tensor]:
+    """A copy of every parameter's value by name. Course: MB-1."""
+    return {n: p.detach().clone() for n, p in model.named_parameters()}
+
+
+def total_norm(tensors: dict[str, torch.Tensor]) -> float:
+    """Euclidean norm over all tensors together (float64). Course: GA-1."""
+    return float(torch.sqrt(sum((t.double() ** 2).sum() for t in tensors.values())))
+
+
+@dataclass
+class GroupReplay:
+    """What :func:`play_group` measured, one row per microbatch.
+
+    ``partial_sums[k]`` holds the gradient tensors after k+1 backward passes (G1 + … + Gk+1);
+    ``items`` the supervised items per microbatch; ``denominator`` their sum (fixed before the
+    first backward); ``params_unchanged`` whether the parameters stayed fixed through the group.
+    Course: GA-1, MB-1.
+    """
+
+    partial_sums: list[dict[str, torch.Tensor]]
+    items: list[int]
+    samples: list[int]
+    denominator: int
+    params_unchanged: bool
+
+
+def play_group(
+    model: nn.Module,
+    microbatches: list[dict[str, torch.Tensor]],
+    task: str = "causal",
+    normalization: str = "tokens",
+) -> GroupReplay:
+    """Run one group's forward/backward passes by hand and snapshot the gradients after each.
+
+    Each microbatch's loss is the engine's own normalized contribution
+    (:meth:`Accumulator.microbatch_loss`), so the replay is exactly what ``update`` does before
+    its optimizer step — minus the step. The model's gradients are left accumulated (call
+    ``model.zero_grad`` afterwards). Course: GA-1, MB-1.
+    """
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)  # never stepped here
+    engine = Accumulator(
+        model,
+        optimizer,
+        accumulation_steps=len(microbatches),
+        task=task,
+        normalization=normalization,
+    )
+    group = build_group(0, microbatches, len(microbatches), task)
+    denominator = engine.replicas.group_denominator(group)  # known before the first backward
+    before = parameter_snapshot(model)
+    device = next(model.parameters()).device
+    sums = []
+    for mb in group.microbatches:
+        loss = engine.microbatch_loss(model(**model_inputs(mb, device)), mb, group, denominator)
+        loss.backward()
+        sums.append(gradient_snapshot(model))
+    after = parameter_snapshot(model)
+    unchanged = all(torch.equal(before[n], after[n]) for n in before)
+    samples = [int(mb["sample_ids"].numel()) for mb in microbatches]
+    return GroupReplay(sums, group.items, samples, denominator, unchanged)
+
+
+def engine_gradient(
+    model: nn.Module,
+    microbatches: list[dict[str, torch.Tensor]],
+    task: str = "causal",
+    normalization: str = "tokens",
+    accumulation_steps: int | None = None,
+) -> dict[str, torch.Tensor]:
+    """The gradient :meth:`Accumulator.update` hands to the optimizer for these microbatches.
+
+    Runs one real update on ``model`` (SGD, lr 0.1; A defaults to the number of microbatches,
+    a larger A makes them a short group) and returns the gradients seen at the step.
+    Course: GA-1, MB-4.
+    """
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    A = accumulation_steps or len(microbatches)
+    engine = Accumulator(
+        model, optimizer, accumulation_steps=A, task=task, normalization=normalization
+    )
+    with record_steps(model, optimizer, track_applied=False) as steps:
+        engine.update(build_group(0, microbatches, A, task))
+    return first_step_gradients(steps)
+
+
+@dataclass
+class StepDiagramResult:
+    """GA-1 measured: per-step rows, the final gap to the big batch and its tolerance.
+    Course: GA-1."""
+
+    rows: list[dict[str, Any]]
+    big_batch_norm: float
+    max_abs_diff: float
+    max_rel_diff: float
+    tolerance: float
+    params_unchanged: bool
+    engine_diff: float
+    micro_batch: int
+    accumulation_steps: int
+    dtype: str
+
+
+class StepDiagramLab(Lab):
+    """The step diagram with real gradients: G1, G1+G2, … then the update (GA-1, MB-1).
+
+    Controls: ``micro_batch`` (m), ``accumulation_steps`` (A), ``dtype`` (float64/float32).
+    ``result.max_rel_diff`` compares G1+…+GA with the gradient of one batch of m·A samples
+    (variable-length addition problems, token-normalized), against ``result.tolerance``
+    (:data:`gastudy.check.verify.TOLERANCES`). ``result.engine_diff`` is the gap between the replay
+    and what the engine's ``update`` gave the optimizer (0 when they are the same computation).
+    Course: GA-1, MB-1.
+    """
+
+    title = "GA-1 · accumulate A microbatches of m, compare with one batch of m·A"
+
+    def __init__(self, micro_batch: int = 8, accumulation_steps: int = 4, dtype: str = "float64"):
+        import ipywidgets as w
+
+        super().__init__(
+            micro_batch=int_slider(micro_batch, 1, 16, "m"),
+            accumulation_steps=int_slider(accumulation_steps, 1, 8, "A"),
+            dtype=w.Dropdown(options=list(DTYPES), value=dtype, description="dtype"),
+        )
+
+    def compute(self, micro_batch: int, accumulation_steps: int, dtype: str) -> StepDiagramResult:
+        torch_dtype, key = DTYPES[dtype]
+        mbs = controlled_microbatches("tiny-gpt", micro_batch, accumulation_steps)
+        model = build_model("tiny-gpt", dtype=torch_dtype, layers=2)
+        ref = reference_gradients(copy.deepcopy(model), mbs)
+        replay = play_group(copy.deepcopy(model), mbs)
+        rows, seen = [], 0
+        for k, (grads, items) in enumerate(zip(replay.partial_sums, replay.items), 1):
+            seen += items
+            rows.append(
+                {
+                    "step": k,
+                    "grads": " + ".join(f"G{j}" for j in range(1, k + 1))
+                    if k <= 4
+                    else f"G1 + … + G{k}",
+                    "samples": replay.samples[k - 1],
+                    "items": items,
+                    "items so far": seen,
+                    "norm": total_norm(grads),
+                    "rel. gap to big batch": compare_gradients(grads, ref)[1],
+                }
+            )
+        max_abs, max_rel = compare_gradients(replay.partial_sums[-1], ref)
+        engine_diff = compare_gradients(
+            engine_gradient(copy.deepcopy(model), mbs), replay.partial_sums[-1]
+        )[0]
+        return StepDiagramResult(
+            rows,
+            total_norm(ref),
+            max_abs,
+            max_rel,
+            TOLERANCES[key],
+            replay.params_unchanged,
+            engine_diff,
+            micro_batch,
+            accumulation_steps,
+            dtype,
+        )
+
+    def render(self, r: StepDiagramResult) -> None:
+        import matplotlib.pyplot as plt
+
+        show_table(r.rows)
+        print(
+            f"→ optimizer.step() with G1+…+G{r.accumulation_steps} (= one batch of "
+            f"{r.micro_batch * r.accumulation_steps}), then zero_grad().   "
+            f"max |Δ| = {r.max_abs_diff:.3g}, "
+            f"relative {r.max_rel_diff:.3g} (tolerance {r.tolerance:g} in {r.dtype}); parameters "
+            f"{'unchanged' if r.params_unchanged else 'CHANGED'} during the group"
+        )
+        fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.2))
+        steps = [row["step"] for row in r.rows]
+        a.bar(steps, [row["norm"] for row in r.rows], color="tab:blue", label="‖G1+…+Gk‖")
+        a.axhline(r.big_batch_norm, color="k", ls="--", label="big batch")
+        a.set_xlabel("backward passes so far (k)")
+        a.set_title("gradient norm grows towards the big batch")
+        a.legend(fontsize=8)
+        b.semilogy(steps, [max(row["rel. gap to big batch"], 1e-18) for row in r.rows], "o-")
+        b.axhline(r.tolerance, color="r", ls=":", label=f"tolerance {r.tolerance:g}")
+        b.set_xlabel("backward passes so far (k)")
+        b.set_title("relative gap to the big-batch gradient")
+        b.legend(fontsize=8)
+        show_figure(fig, integer_x=True)
+
+
+# ------------------------------------------------------------------ GA-1: activation memory
+SPLITS = ["1×32", "2×16", "4×8", "8×4", "16×2", "32×1"]  # A × m, 32 samples in total
+
+
+@dataclass
+class ActivationMemoryResult:
+    """Saved-for-backward bytes of the largest microbatch, per A×m split of the same samples.
+    Course: GA-1."""
+
+    bytes_by_split: dict[str, int]
+    selected: str
+    seq_len: int
+    ratio_1x32_to_4x8: float
+
+
+class ActivationMemoryLab(Lab):
+    """GA-1: peak activation memory of A×m splits of 32 samples, measured.
+
+    For each split the lab runs a forward of every microbatch and measures the exact bytes
+    autograd keeps for backward (:func:`gastudy.memory.saved.saved_bytes`); the split's peak is the
+    largest microbatch's. ``result.ratio_1x32_to_4x8`` is about 4: one batch of 32 keeps four
+    times what one microbatch of 8 keeps.
+    Course: GA-1.
+    """
+
+    title = "GA-1 · activation memory of one microbatch: A×m splits of 32 samples"
+
+    def __init__(self, split: str = "4×8", seq_len: int = 16):
+        import ipywidgets as w
+
+        self._cache: dict[int, dict[str, int]] = {}
+        super().__init__(
+            split=w.Dropdown(options=SPLITS, value=split, description="A×m"),
+            seq_len=int_slider(seq_len, 8, 32, "sequence", step=8),
+        )
+
+    def compute(self, split: str, seq_len: int) -> ActivationMemoryResult:
+        from gastudy.memory.saved import saved_bytes
+        from gastudy.memory.workload import synthetic_microbatches
+
+        if seq_len not in self._cache:
+            model = build_model("tiny-gpt", layers=2).train()
+            measured = {}
+            for s in SPLITS:
+                A, m = (int(x) for x in s.split("×"))
+                mbs = synthetic_microbatches(model, m, A, seq_len)
+                measured[s] = max(saved_bytes(model, mb).total for mb in mbs)
+            self._cache[seq_len] = measured
+        measured = self._cache[seq_len]
+        return ActivationMemoryResult(measured, split, seq_len, measured["1×32"] / measured["4×8"])
+
+    def render(self, r: ActivationMemoryResult) -> None:
+        import matplotlib.pyplot as plt
+
+        from gastudy.memory.saved import format_bytes
+
+        fig, ax = plt.subplots(figsize=(7, 3))
+        names = list(r.bytes_by_split)
+        kib = [r.bytes_by_split[n] / 1024 for n in names]
+        ax.bar(names, kib, color=["tab:orange" if n == r.selected else "tab:gray" for n in names])
+        ax.set_xlabel("A × m (same 32 samples)")
+        ax.set_ylabel("KiB saved for backward")
+        ax.set_title(
+            f"sequence {r.seq_len}: {r.selected} keeps {format_bytes(r.bytes_by_split[r.selected])}"
+        )
+        show_figure(fig)
+        print(f"1×32 keeps {r.ratio_1x32_to_4x8:.2f}× what 4×8 keeps per microbatch.")
+
+
+# ------------------------------------------------------------------ GA-3: the two knobs
+@dataclass
+class KnobsResult:
+    """GA-3: the plan for the two knobs and the groups a real stream produces with them.
+    Course: GA-3."""
+
+    plan: BatchPlan
+    dataset_size: int
+    group_samples: list[int]
+    group_microbatches: list[int]
+    updates: int
+
+
+class KnobsLab(Lab):
+    """GA-3: ``per_device_train_batch_size`` is m, ``gradient_accumulation_steps`` is A.
+
+    The lab builds the real microbatch stream and groups of a small data set with those knobs;
+    ``result.group_samples`` lists the samples in every update (m·A, the last one maybe fewer).
+    Course: GA-3.
+    """
+
+    title = "GA-3 · the two knobs, and the groups they make"
+
+    def __init__(
+        self,
+        per_device_train_batch_size: int = 8,
+        gradient_accumulation_steps: int = 4,
+        dataset_size: int = 100,
+    ):
+        super().__init__(
+            per_device_train_batch_size=int_slider(per_device_train_batch_size, 1, 32, "batch/dev"),
+            gradient_accumulation_steps=int_slider(
+                gradient_accumulation_steps, 1, 16, "acc. steps"
+            ),
+            dataset_size=int_slider(dataset_size, 10, 300, "samples", step=10),
+        )
+
+    def compute(
+        self, per_device_train_batch_size: int, gradient_accumulation_steps: int, dataset_size: int
+    ) -> KnobsResult:
+        from gastudy.core.data import BlobDataset
+
+        plan = BatchPlan(per_device_train_batch_size, gradient_accumulation_steps)
+        stream = MicrobatchStream(BlobDataset(dataset_size), plan.micro_batch)
+        groups = list(
+            make_groups(stream.microbatches(), plan.accumulation_steps, task="classification")
+        )
+        return KnobsResult(
+            plan, dataset_size, [g.samples for g in groups], [g.size for g in groups], len(groups)
+        )
+
+    def render(self, r: KnobsResult) -> None:
+        import matplotlib.pyplot as plt
+
+        show_table(
+            [
+                {
+                    "framework knob": "per_device_train_batch_size",
+                    "gastudy": "BatchPlan.micro_batch (m)",
+                    "value": r.plan.micro_batch,
+                },
+                {
+                    "framework knob": "gradient_accumulation_steps",
+                    "gastudy": "BatchPlan.accumulation_steps (A)",
+                    "value": r.plan.accumulation_steps,
+                },
+                {
+                    "framework knob": "(derived) effective batch",
+                    "gastudy": "BatchPlan.effective_batch",
+                    "value": r.plan.effective_batch,
+                },
+            ]
+        )
+        fig, ax = plt.subplots(figsize=(7, 2.6))
+        ax.bar(range(1, r.updates + 1), r.group_samples, color="tab:green")
+        ax.axhline(r.plan.effective_batch, color="k", ls="--", label="m·A")
+        ax.set_xlabel("update")
+        ax.set_ylabel("samples in the update")
+        ax.set_title(f"{r.dataset_size} samples → {r.updates} updates")
+        ax.legend(fontsize=8)
+        show_figure(fig, integer_x=True)
+
+
+# ------------------------------------------------------------------ MB-1: logging axes
+AXES = {
+    "microbatches": "microbatches (forward passes)",
+    "updates": "optimizer updates",
+    "samples": "samples seen",
+    "tokens": "supervised tokens seen",
+}
+
+
+@dataclass
+class AxisRun:
+    """One training run's loss after every update, with all four x-axes. Course: MB-1."""
+
+    label: str
+    micro_batch: int
+    accumulation_steps: int
+    loss: list[float]
+    axes: dict[str, list[int]]
+
+
+def axis_run(
+    micro_batch: int, accumulation_steps: int, dataset_size: int = 256, seed: int = 0
+) -> AxisRun:
+    """Train tiny-gpt for one epoch with :func:`gastudy.run.train.train` and keep the four axes.
+
+    Units: ``microbatches`` and ``updates`` are counts; ``samples`` and ``tokens`` (supervised
+    items) are cumulative over the run. Course: MB-1.
+    """
+    from gastudy.run.train import TrainConfig, train
+
+    run = train(
+        TrainConfig(
+            model="tiny-gpt",
+            micro_batch=micro_batch,
+            accumulation_steps=accumulation_steps,
+            dataset_size=dataset_size,
+            seed=seed,
+            progress=False,
+        )
+    )
+    axes: dict[str, list[int]] = {k: [] for k in AXES}
+    totals = dict.fromkeys(AXES, 0)
+    for u in run.updates:
+        for key, add in (
+            ("microbatches", u.microbatches),
+            ("updates", 1),
+            ("samples", u.samples),
+            ("tokens", u.denominator),
+        ):
+            totals[key] += add
+            axes[key].append(totals[key])
+    return AxisRun(
+        f"m={micro_batch}, A={accumulation_steps}",
+        micro_batch,
+        accumulation_steps,
+        [u.loss for u in run.updates],
+        axes,
+    )
+
+
+@dataclass
+class LoggingAxesResult:
+    """Two runs (A=1 and A=``accumulation_steps``) and the axis chosen to plot them on.
+    Course: MB-1."""
+
+    axis: str
+    runs: list[AxisRun]
+
+    def final(self, axis: str) -> list[int]:
+        """The last x value of each run on ``axis``."""
+        return [run.axes[axis][-1] for run in self.runs]
+
+
+class LoggingAxesLab(Lab):
+    """MB-1: the same two runs plotted against microbatches, updates, samples or tokens.
+
+    Run 1 updates after every microbatch (A=1); run 2 accumulates A microbatches. Both see
+    the same samples. On the ``updates`` axis run 2 seems to learn A× faster per "step"; on
+    ``samples`` or ``tokens`` they are comparable. ``result.final(axis)`` gives each run's
+    last x value.
+    Course: MB-1.
+    """
+
+    title = "MB-1 · one pair of runs, four x-axes"
+
+    def __init__(self, axis: str = "updates", accumulation_steps: int = 8, micro_batch: int = 4):
+        import ipywidgets as w
+
+        self._runs: dict[tuple[int, int], AxisRun] = {}
+        super().__init__(
+            axis=w.Dropdown(options=list(AXES), value=axis, description="x-axis"),
+            accumulation_steps=int_slider(accumulation_steps, 2, 16, "A (run 2)"),
+            micro_batch=int_slider(micro_batch, 1, 8, "m"),
+        )
+
+    def _run(self, m: int, A: int) -> AxisRun:
+        if (m, A) not in self._runs:
+            self._runs[(m, A)] = axis_run(m, A)
+        return self._runs[(m, A)]
+
+    def compute(self, axis: str, accumulation_steps: int, micro_batch: int) -> LoggingAxesResult:
+        return LoggingAxesResult(
+            axis, [self._run(micro_batch, 1), self._run(micro_batch, accumulation_steps)]
+        )
+
+    def render(self, r: LoggingAxesResult) -> None:
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7, 3))
+        for run, style in zip(r.runs, ("o-", "s-")):
+            ax.plot(run.axes[r.axis], run.loss, style, ms=3, label=run.label)
+        ax.set_xlabel(AXES[r.axis])
+        ax.set_ylabel("loss (token-weighted, per update)")
+        ax.set_title(f"x = {r.axis}: last x = {' vs '.join(map(str, r.final(r.axis)))}")
+        ax.legend(fontsize=8)
+        show_figure(fig)
+
+
+# ------------------------------------------------------------------ MB-1: zero_grad mistakes
+ZERO_GRAD_LOOPS = {
+    "correct": "correct_update",
+    "zero per microbatch": "zero_per_microbatch",
+    "forget zero_grad": "forget_zero_grad",
+}
+
+
+@dataclass
+class ZeroGradResult:
+    """MB-1: for each loop, the gradient at every update's step against that group's big batch.
+
+    ``gaps[loop][i]`` is ‖g_step − g_big‖ ÷ ‖g_big‖ for update i (0 = right); ``verdict`` is
+    :func:`gastudy.check.diagnostics.diagnose_ineffective_accumulation` on the selected loop.
+    Course: MB-1.
+    """
+
+    loop: str
+    gaps: dict[str, list[float]]
+    verdict: str
+    fired: bool
+    tolerance: float
+
+
+def step_gaps(update_fn: Any, setup: Any, groups: int) -> list[float]:
+    """Run ``groups`` consecutive updates of ``update_fn`` on one fresh copy of ``setup``'s model;
+    for each, the relative gap between the gradient at the step and the group's big-batch
+    gradient (at the parameters the update started from). Course: MB-1."""
+    from gastudy.check.diagnostics import reference_gradient, rel_diff
+    from gastudy.check.steps import record_steps
+
+    model, optimizer, scheduler = setup.fresh()
+    gaps = []
+    for i in range(groups):
+        group = setup.group(i)
+        ref = reference_gradient(model, group, setup.task)
+        with record_steps(model, optimizer) as steps:
+            update_fn(model, optimizer, scheduler, group)
+        gaps.append(rel_diff(steps[0].gradient, ref) if steps else float("nan"))
+    return gaps
+
+
+class ZeroGradLab(Lab):
+    """MB-1: zero_grad per microbatch (cancels accumulation) or never (leaks the last group).
+
+    Controls: ``loop`` (the one the detector judges), ``accumulation_steps`` (A) and
+    ``updates``. All three loops run on the same float64 tiny-gpt and data
+    (:func:`gastudy.check.diagnostics.default_setup`); the plot shows every update's gap.
+    Course: MB-1.
+    """
+
+    title = "MB-1 · the two zero_grad mistakes, measured and named"
+
+    def __init__(
+        self, loop: str = "zero per microbatch", accumulation_steps: int = 4, updates: int = 3
+    ):
+        import ipywidgets as w
+
+        super().__init__(
+            loop=w.Dropdown(options=list(ZERO_GRAD_LOOPS), value=loop, description="loop"),
+            accumulation_steps=int_slider(accumulation_steps, 2, 8, "A"),
+            updates=int_slider(updates, 2, 5, "updates"),
+        )
+
+    def compute(self, loop: str, accumulation_steps: int, updates: int) -> ZeroGradResult:
+        from gastudy.check import pitfalls
+        from gastudy.check.diagnostics import default_setup, diagnose_ineffective_accumulation
+
+        setup = default_setup(
+            accumulation_steps=accumulation_steps, samples=2 * accumulation_steps * updates
+        )
+        fns = {name: getattr(pitfalls, fn) for name, fn in ZERO_GRAD_LOOPS.items()}
+        gaps = {name: step_gaps(fn, setup, updates) for name, fn in fns.items()}
+        verdict = diagnose_ineffective_accumulation(fns[loop], setup)
+        return ZeroGradResult(loop, gaps, str(verdict), verdict.fired, setup.tol)
+
+    def render(self, r: ZeroGradResult) -> None:
+        import matplotlib.pyplot as plt
+
+        print(r.verdict)
+        fig, ax = plt.subplots(figsize=(6.5, 2.8))
+        for name, gaps in r.gaps.items():
+            ax.semilogy(
+                range(1, len(gaps) + 1),
+                [max(g, 1e-17) for g in gaps],
+                "o-",
+                lw=3 if name == r.loop else 1,
+                label=name,
+            )
+        ax.axhline(r.tolerance, color="k", ls=":", label="tolerance")
+        ax.set_xlabel("update")
+        ax.set_ylabel("gap to the group's big batch")
+        ax.legend(fontsize=8)
+        show_figure(fig, integer_x=True)

@@ -1,0 +1,162 @@
+"""Chapter 10 — verify one update, then keep a record (course section MB-10).
+
+The labs of ``notebooks/10_verify_and_record.ipynb``:
+
+- :class:`VerifyLab`: the one-update verifier on the learner's configuration — model, m, A,
+  D, precision, normalization. D = 1 runs :func:`gastudy.check.verify.verify_one_update`; D > 1
+  launches D local processes (gloo) with :func:`gastudy.parallel.launch.run_local` and
+  :func:`gastudy.check.replicas.verify_on_replicas`.
+- :class:`RecordLab`: a short real training run (:func:`gastudy.run.train.train`) whose run record
+  gets the observed memory peak, is shown, and is saved under the stage it belongs to
+  (preparation, trial, accepted), then read back.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from gastudy.check.verify import VerifyReport, verify_one_update
+from gastudy.core.models import MODEL_NAMES
+from gastudy.core.precision import PRECISIONS
+from gastudy.core.record import RunRecord
+from gastudy.course.widgets import Lab, show_table
+from gastudy.memory.probes import MemoryProbe
+from gastudy.memory.saved import format_bytes
+
+STAGES = ("preparation", "trial", "accepted")
+_DEFAULT_ROOT: list[Path] = []  # one temporary folder per process, made on first use
+
+
+def default_root() -> Path:
+    """The folder records go to when none is given: one temporary folder per process (MB-10).
+
+    The notebook never writes into the repository; pass ``root="runs"`` to keep records.
+    """
+    if not _DEFAULT_ROOT:
+        _DEFAULT_ROOT.append(Path(tempfile.mkdtemp(prefix="gastudy-runs-")))
+    return _DEFAULT_ROOT[0]
+
+
+def verify(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4, replicas: int = 1,
+           precision: str = "fp32", normalization: str = "tokens", seed: int = 0) -> VerifyReport:
+    """Verify one update of m × A × D (course: MB-10, MB-7 for D > 1).
+
+    D = 1: :func:`gastudy.check.verify.verify_one_update`. D > 1: a real run on D local processes
+    (DDP, gloo), checked against the single-process big batch over all m × A × D samples.
+    Returns the :class:`VerifyReport` (rank 0's). Raises ``ValueError`` for bad settings and
+    :class:`gastudy.parallel.launch.WorkerError` when a process fails.
+    """
+    if replicas == 1:
+        return verify_one_update(model, micro_batch, accumulation_steps, precision, normalization, seed=seed)
+    from gastudy.check.replicas import verify_on_replicas
+
+    return verify_on_replicas(replicas, model, micro_batch, accumulation_steps, precision, normalization,
+                              seed=seed, timeout_s=30)["report"]
+
+
+class VerifyLab(Lab):
+    """The one-update verifier on your configuration: every check, its measurement, the verdict (MB-10)."""
+
+    title = "MB-10 · Verify one update on a small controlled set before any campaign"
+
+    def __init__(self, model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
+                 replicas: int = 1, precision: str = "fp32", normalization: str = "tokens"):
+        import ipywidgets as w
+
+        from gastudy.core.loss import NORMALIZATIONS
+
+        super().__init__(
+            model=w.Dropdown(options=MODEL_NAMES, value=model, description="model"),
+            micro_batch=w.IntSlider(value=micro_batch, min=2, max=8, description="m"),
+            accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=8, description="A"),
+            replicas=w.IntSlider(value=replicas, min=1, max=3, description="D (processes)"),
+            precision=w.Dropdown(options=PRECISIONS, value=precision, description="precision"),
+            normalization=w.Dropdown(options=NORMALIZATIONS, value=normalization, description="normalization"),
+        )
+
+    def compute(self, **values) -> VerifyReport:
+        return verify(**values)
+
+    def widget(self):
+        import ipywidgets as w
+
+        c = list(self.controls.values())
+        return w.VBox([w.HTML(f"<b>{self.title}</b>"), w.HBox(c[:3]), w.HBox(c[3:]), self.output])
+
+    def render(self, result: VerifyReport) -> None:
+        show_table([{"check": c.name, "ok": "✓" if c.ok else "✗", "measured": c.detail} for c in result.checks])
+        print("\nPASSED" if result.passed else "\nFAILED:\n- " + "\n- ".join(result.reasons))
+
+
+@dataclass
+class RecordResult:
+    """A short run's record (with the observed peak), where it was saved, and the record read back.
+
+    Course: MB-10.
+    """
+
+    record: RunRecord
+    json_path: Path
+    markdown_path: Path
+    reloaded: RunRecord
+
+
+def record_run(model: str = "tiny-gpt", micro_batch: int = 4, accumulation_steps: int = 4, last_group: str = "keep",
+               precision: str = "fp32", normalization: str = "tokens", dataset_size: int = 150,
+               stage: str = "trial", root: str | Path | None = None, seed: int = 0) -> RecordResult:
+    """Train briefly, add the observed peak, save the run record under ``root/stage`` and read it back.
+
+    The run is :func:`gastudy.run.train.train` on generated data (one epoch of ``dataset_size``
+    samples). ``peak_memory_bytes["cpu"]`` is the process's peak resident memory during the
+    run (:class:`gastudy.memory.probes.MemoryProbe`). ``root`` defaults to :func:`default_root`, so
+    running the notebook never writes into the repository. Course: MB-10.
+    Raises ``ValueError`` for an unknown ``stage`` or bad training settings.
+    """
+    from gastudy.run.train import TrainConfig, train
+
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}; keep runs apart as one of {', '.join(STAGES)}")
+    config = TrainConfig(model=model, micro_batch=micro_batch, accumulation_steps=accumulation_steps,
+                         last_group=last_group, precision=precision, normalization=normalization,
+                         dataset_size=dataset_size, seed=seed, progress=False).validate()
+    probe = MemoryProbe("cpu")
+    probe.release()
+    probe.reset_peak()
+    run = train(config)
+    record = run.record
+    record.peak_memory_bytes = {"cpu": probe.peak_bytes()}
+    record.notes.append(f"peak: {probe.note}")
+    record.notes.append(f"stage: {stage} — keep preparation, trials and accepted results in separate folders")
+    folder = Path(root if root is not None else default_root()) / stage
+    json_path, md_path = record.save(folder, f"{model}-m{micro_batch}-A{accumulation_steps}")
+    return RecordResult(record, json_path, md_path, RunRecord.load(json_path))
+
+
+class RecordLab(Lab):
+    """A short run, its record (with last-group handling and peak), shown and saved (MB-10)."""
+
+    title = "MB-10 · The run record: everything needed to interpret or repeat the run"
+
+    def __init__(self, micro_batch: int = 4, accumulation_steps: int = 4, last_group: str = "keep",
+                 stage: str = "trial"):
+        import ipywidgets as w
+
+        super().__init__(
+            micro_batch=w.IntSlider(value=micro_batch, min=1, max=8, description="m"),
+            accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=8, description="A"),
+            last_group=w.Dropdown(options=["keep", "drop"], value=last_group, description="last group"),
+            stage=w.Dropdown(options=STAGES, value=stage, description="stage"),
+        )
+
+    def compute(self, micro_batch: int, accumulation_steps: int, last_group: str, stage: str) -> RecordResult:
+        return record_run(micro_batch=micro_batch, accumulation_steps=accumulation_steps, last_group=last_group,
+                          stage=stage)
+
+    def render(self, result: RecordResult) -> None:
+        from IPython.display import Markdown, display
+
+        display(Markdown(result.record.to_markdown()))
+        peak = result.record.peak_memory_bytes.get("cpu", 0)
+        print(f"observed peak {format_bytes(peak)}; saved to {result.json_path} and {result.markdown_path.name}")

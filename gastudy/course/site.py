@@ -1,0 +1,336 @@
+"""The static edition: run the whole course and write a readable HTML site (all chapters).
+
+``gastudy site`` (or :func:`build_site`) executes a *copy* of every notebook in a temporary
+folder, turns each widget lab into what it showed when it ran (its plots, tables and the
+control values it used), and writes::
+
+    _site/index.html            the course map: one line per notebook, its sections, its run time
+    _site/NN_name.html          one page per notebook, with every plot and table
+    _site/workshop.html         the workshop guide (when notebooks/WORKSHOP.md exists)
+
+The committed notebooks are only read, never written: the course stays clean of outputs.
+The pages need no kernel and no widget JavaScript; the controls appear as a line saying which
+values produced the plot below them.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+# Widgets that only decorate: their values are not inputs a reader needs to know.
+_SKIPPED_MODELS = {"LayoutModel", "ButtonModel", "FloatProgressModel", "IntProgressModel"}
+_BOXES = {"VBoxModel", "HBoxModel", "BoxModel", "GridBoxModel", "AccordionModel", "TabModel"}
+_TEXT_MODELS = {"HTMLModel", "HTMLMathModel", "LabelModel"}
+
+_PAGE_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
+       line-height: 1.5; color: #222; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #ddd; vertical-align: top; }
+code { background: #f4f4f4; padding: 0 .2rem; }
+.muted { color: #666; font-size: .9em; }
+"""
+_NAV_CSS = ("position:sticky;top:0;z-index:10;background:#f7f7f7;border-bottom:1px solid #ddd;"
+            "padding:.5rem 1rem;font-family:system-ui,sans-serif;font-size:.95rem")
+_CONTROLS_CSS = ("font-family:system-ui,sans-serif;font-size:.9rem;color:#444;background:#f4f6fa;"
+                 "border-left:3px solid #7a9cc6;padding:.3rem .6rem;margin:.2rem 0")
+
+
+class SiteBuildError(RuntimeError):
+    """A notebook failed while the static edition was being built; names the notebook. Course: all chapters."""
+
+
+@dataclass
+class Page:
+    """One built page: the notebook stem, its title, the sections it covers (``SECTIONS``), the run time (s)."""
+
+    name: str
+    title: str
+    sections: list[str]
+    seconds: float
+
+    @property
+    def href(self) -> str:
+        return f"{self.name}.html"
+
+
+# ----------------------------------------------------------------------------- widgets → static
+def _model_id(ref: str) -> str:
+    return ref[len("IPY_MODEL_"):] if ref.startswith("IPY_MODEL_") else ref
+
+
+def _control_text(model: dict[str, Any]) -> str | None:
+    """``description = value`` for an input control, ``None`` for anything else."""
+    state = model.get("state", {})
+    if "_options_labels" in state and "index" in state:  # Dropdown, ToggleButtons, Select…
+        labels, index = state["_options_labels"], state["index"]
+        value = ", ".join(labels[i] for i in index) if isinstance(index, list) else (
+            labels[index] if index is not None else "—")
+    elif "value" in state:
+        value = state["value"]
+    else:
+        return None
+    label = state.get("description") or model.get("model_name", "").removesuffix("Model")
+    return f"{label} = {value}"
+
+
+def _static_outputs(model_id: str, models: dict[str, Any]) -> list[dict[str, Any]]:
+    """The outputs a widget showed, as plain notebook outputs (recursively through boxes).
+
+    Output widgets give back what was printed or plotted into them; HTML and label widgets
+    give their HTML; the input controls of one box are gathered into one line that says
+    which values produced what follows.
+    """
+    model = models.get(model_id)
+    if model is None:
+        return []
+    name, state = model.get("model_name", ""), model.get("state", {})
+    if name == "OutputModel":
+        return [copy.deepcopy(o) for o in state.get("outputs", [])]
+    if name in _TEXT_MODELS:
+        value = state.get("value", "")
+        text = value if name != "LabelModel" else html.escape(str(value))
+        return [_html_output(text)] if text else []
+    if name in _BOXES:
+        outputs: list[dict[str, Any]] = []
+        inline: list[str] = []
+        for ref in state.get("children", []):
+            child = models.get(_model_id(ref), {})
+            child_name = child.get("model_name", "")
+            if child_name in _SKIPPED_MODELS:
+                continue
+            if child_name in _TEXT_MODELS:
+                inline.append(str(child["state"].get("value", "")))
+                continue
+            control = _control_text(child) if child_name not in _BOXES | {"OutputModel"} else None
+            if control is not None:
+                inline.append(html.escape(control))
+                continue
+            outputs.extend(_flush(inline))
+            outputs.extend(_static_outputs(_model_id(ref), models))
+        return outputs + _flush(inline)
+    control = _control_text(model)
+    return [_html_output(html.escape(control))] if control else []
+
+
+def _flush(inline: list[str]) -> list[dict[str, Any]]:
+    """One HTML line for the gathered inline pieces (controls, labels); empties the list."""
+    pieces = [p for p in inline if p.strip()]
+    inline.clear()
+    if not pieces:
+        return []
+    return [_html_output(f'<div style="{_CONTROLS_CSS}">{" · ".join(pieces)}</div>')]
+
+
+def _html_output(text: str) -> dict[str, Any]:
+    return {"output_type": "display_data", "metadata": {}, "data": {"text/html": text}}
+
+
+def flatten_widgets(nb: Any) -> int:
+    """Replace every widget view in an executed notebook by the outputs it showed (in place).
+
+    Uses the widget state stored by the executor (``store_widget_state=True``); removes that
+    state afterwards so the page needs no widget JavaScript. Returns the number of widget
+    views replaced. Course: the static edition of every chapter.
+    """
+    import nbformat
+
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    replaced = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        new_outputs = []
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW) if output.get("output_type") in (
+                "display_data", "execute_result") else None
+            if view is None:
+                new_outputs.append(output)
+                continue
+            replaced += 1
+            static = _static_outputs(view.get("model_id", ""), state)
+            if not static and "text/plain" in output.get("data", {}):
+                static = [{"output_type": "display_data", "metadata": {},
+                           "data": {"text/plain": output["data"]["text/plain"]}}]
+            new_outputs.extend(nbformat.from_dict(o) for o in static)
+        cell.outputs = new_outputs
+    nb.metadata.pop("widgets", None)
+    return replaced
+
+
+# ----------------------------------------------------------------------------- execution
+def notebook_title(nb: Any, default: str) -> str:
+    """The first markdown heading of a notebook, without the ``#`` marks (else ``default``). Course: all chapters."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.lstrip().startswith("#"):
+                    return line.lstrip("# ").strip()
+    return default
+
+
+def course_notebooks(notebooks_dir: str | Path = "notebooks") -> list[Path]:
+    """The notebooks to publish, in course order.
+
+    The ones listed in :data:`gastudy.course.NOTEBOOKS` come first, in that order; any other
+    ``*.ipynb`` in the folder follows alphabetically. Raises ``FileNotFoundError`` when the
+    folder does not exist or holds no notebook.
+    """
+    from gastudy.course.sections import NOTEBOOKS
+
+    folder = Path(notebooks_dir)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no notebooks folder at {folder.resolve()}: run from the repository "
+                                "root or pass notebooks_dir=")
+    found = {p.stem: p for p in folder.glob("*.ipynb")}
+    ordered = [found.pop(name) for name in NOTEBOOKS if name in found]
+    ordered += [found[name] for name in sorted(found)]
+    if not ordered:
+        raise FileNotFoundError(f"{folder.resolve()} holds no .ipynb notebook")
+    return ordered
+
+
+def execute_copy(path: Path, workdir: Path, timeout: int = 300, kernel_name: str = "python3") -> Any:
+    """Execute a copy of the notebook at ``path`` with ``workdir`` as its working folder.
+
+    The file at ``path`` is read once and never written. Widget state is stored so that
+    :func:`flatten_widgets` can render the labs. Raises :class:`SiteBuildError` naming the
+    notebook and the failing cell's error when a cell raises. Course: all chapters (static edition).
+    """
+    import nbformat
+    from nbclient.exceptions import CellExecutionError
+    from nbconvert.preprocessors import ExecutePreprocessor
+
+    nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+    shutil.copy(path, workdir / path.name)  # relative reads inside the notebook still work
+    executor = ExecutePreprocessor(timeout=timeout, kernel_name=kernel_name, store_widget_state=True)
+    try:
+        executor.preprocess(nb, {"metadata": {"path": str(workdir)}})
+    except CellExecutionError as err:
+        raise SiteBuildError(f"notebook {path.name} failed while building the static edition:\n{err}\n"
+                             f"Run it in JupyterLab (or `pytest --nbval-lax {path}`) to see the cell.") from err
+    return nb
+
+
+# ----------------------------------------------------------------------------- HTML
+def _nav(pages: list[Page], i: int) -> str:
+    links = ['<a href="index.html">Course index</a>']
+    if i > 0:
+        links.insert(0, f'<a href="{pages[i - 1].href}">← {html.escape(pages[i - 1].name)}</a>')
+    if i < len(pages) - 1:
+        links.append(f'<a href="{pages[i + 1].href}">{html.escape(pages[i + 1].name)} →</a>')
+    return f'<nav style="{_NAV_CSS}">{" &nbsp;|&nbsp; ".join(links)}</nav>'
+
+
+def _with_nav(page_html: str, nav: str) -> str:
+    return re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + nav, page_html, count=1)
+
+
+def _index_html(pages: list[Page], has_workshop: bool, total: float) -> str:
+    rows = "\n".join(
+        f'<tr><td><a href="{p.href}">{html.escape(p.name)}</a></td><td>{html.escape(p.title)}</td>'
+        f'<td>{html.escape(", ".join(p.sections) or "—")}</td><td>{p.seconds:.1f} s</td></tr>'
+        for p in pages)
+    workshop = ('<p>Teaching this in a room? Read the <a href="workshop.html">workshop guide</a>.</p>'
+                if has_workshop else "")
+    stamp = time.strftime("%Y-%m-%d %H:%M")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>gastudy — the course, static edition</title>
+<style>{_PAGE_CSS}</style></head><body>
+<h1>Gradient accumulation and activation checkpointing, done right</h1>
+<p>The static edition of the gastudy course: every notebook was executed on {stamp} and every
+plot and table below is the measurement that run produced. Nothing here needs a kernel; to change
+the inputs, open the notebooks in JupyterLab.</p>
+{workshop}
+<table><thead><tr><th>notebook</th><th>what it shows</th><th>sections</th><th>run time</th></tr></thead>
+<tbody>
+{rows}
+</tbody></table>
+<p class="muted">Built by <code>gastudy site</code> in {total:.0f} s.</p>
+</body></html>
+"""
+
+
+def _workshop_html(markdown_text: str) -> str:
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    body = markdown2html_mistune(markdown_text)
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Workshop guide</title>'
+            f'<style>{_PAGE_CSS}</style></head><body><p><a href="index.html">← Course index</a></p>'
+            f"{body}</body></html>\n")
+
+
+def build_site(out_dir: str | Path = "_site", notebooks_dir: str | Path = "notebooks", *,
+               names: list[str] | None = None, timeout: int = 300, kernel_name: str = "python3",
+               progress: bool = True) -> Path:
+    """Execute the course and write its static HTML edition; returns the output folder.
+
+    Args:
+        out_dir: folder for ``index.html`` and one ``NN_name.html`` per notebook (created;
+            pages already there are overwritten).
+        notebooks_dir: where the ``.ipynb`` files are. They are read, never modified: each
+            one is executed as a copy inside a temporary folder (its working directory).
+        names: publish only these notebook stems (default: all, in course order).
+        timeout: seconds one cell may run.
+        kernel_name: the Jupyter kernel that executes the notebooks.
+        progress: show a tqdm bar over the notebooks.
+
+    Raises ``FileNotFoundError`` for a missing folder or an unknown name in ``names``, and
+    :class:`SiteBuildError` when a notebook fails. Course: all chapters (static edition).
+    """
+    from nbconvert import HTMLExporter
+
+    from gastudy.course.sections import NOTEBOOKS, SECTIONS
+
+    paths = course_notebooks(notebooks_dir)
+    if names is not None:
+        by_name = {p.stem: p for p in paths}
+        missing = [n for n in names if n not in by_name]
+        if missing:
+            raise FileNotFoundError(f"no notebook named {missing} in {Path(notebooks_dir).resolve()}; "
+                                    f"available: {', '.join(by_name)}")
+        paths = [by_name[n] for n in names]
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    exporter = HTMLExporter(template_name="lab")
+    start = time.perf_counter()
+    pages: list[Page] = []
+    bodies: list[str] = []
+    if progress:
+        from tqdm.auto import tqdm
+
+        paths = tqdm(paths, desc="notebooks", unit="notebook")
+    with tempfile.TemporaryDirectory(prefix="gastudy-site-") as tmp:
+        for path in paths:
+            t0 = time.perf_counter()
+            nb = execute_copy(path, Path(tmp), timeout, kernel_name)
+            seconds = time.perf_counter() - t0
+            flatten_widgets(nb)
+            title = NOTEBOOKS.get(path.stem) or notebook_title(nb, path.stem)
+            sections = [sid for sid, (_, name) in SECTIONS.items() if name == path.stem]
+            pages.append(Page(path.stem, title, sections, seconds))
+            body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
+            bodies.append(body)
+    for i, (page, body) in enumerate(zip(pages, bodies)):
+        (out / page.href).write_text(_with_nav(body, _nav(pages, i)), encoding="utf-8")
+    workshop = Path(notebooks_dir) / "WORKSHOP.md"
+    if workshop.exists():
+        (out / "workshop.html").write_text(_workshop_html(workshop.read_text(encoding="utf-8")), encoding="utf-8")
+    (out / "index.html").write_text(_index_html(pages, workshop.exists(), time.perf_counter() - start),
+                                    encoding="utf-8")
+    return out
+
+
+# ----------------------------------------------------------------------------- CLI
+
+

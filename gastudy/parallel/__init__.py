@@ -1,0 +1,7 @@
+"""Data-parallel back-ends for the engine (course: MB-2, MB-7).
+
+``process_group`` (join, size, leave) · ``agreement`` (group sizes and sample ids the replicas
+agree on before a group runs) · ``ddp`` (:class:`~gastudy.parallel.ddp.DDPReplicas`:
+``no_sync`` and the global denominator on PyTorch's DDP) · ``launch`` (local multi-process
+runs). Builds on :mod:`gastudy.core` only.
+"""
