@@ -22,7 +22,7 @@ import torch
 
 from gastudy.core.checkpointing import checkpointing, layer_selection
 from gastudy.course.labs.experiment import devices, steady_timing
-from gastudy.course.widgets import Lab, show_table
+from gastudy.course.widgets import Lab, show_figure, show_table, subplots
 from gastudy.memory.saved import FormulaCheck, format_bytes, formula_check, saved_bytes
 from gastudy.memory.timing import (
     RunTiming,
@@ -94,9 +94,7 @@ class SavedBytesLab(Lab):
         return saved_bytes_sweep(hidden, layers)
 
     def render(self, result: SavedBytesSweep) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.3))
+        fig, axes = subplots(1, 2, figsize=(10, 3.3))
         for ax, data, xlabel in [(axes[0], result.by_batch, f"m (sequence {result.seq_len})"),
                                  (axes[1], result.by_sequence, f"sequence length T (m = {result.micro_batch})")]:
             xs = list(data)
@@ -105,8 +103,7 @@ class SavedBytesLab(Lab):
             ax.set_xlabel(xlabel)
             ax.set_ylabel("MiB saved for backward")
             ax.legend(fontsize=8)
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         show_table([{"m": m, "T": result.seq_len, "without": format_bytes(a), "with": format_bytes(b),
                      "kept": f"{b / a:.1%}"} for m, (a, b) in result.by_batch.items()])
 
@@ -177,9 +174,7 @@ class LayerDiagramLab(Lab):
         return layer_choice(every_n_layers, layers)
 
     def render(self, result: LayerChoice) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, (top, bottom) = plt.subplots(2, 1, figsize=(max(6.0, 0.9 * result.layers + 2), 4.6),
+        fig, (top, bottom) = subplots(2, 1, figsize=(max(6.0, 0.9 * result.layers + 2), 4.6),
                                           gridspec_kw={"height_ratios": [1.3, 1]})
         draw_layers(result, top)
         ks = list(range(1, result.layers + 1))
@@ -190,8 +185,7 @@ class LayerDiagramLab(Lab):
         bottom.set_ylabel("KiB kept for backward")
         bottom.set_ylim(0, 1.35 * max(result.saved_plain) / 1024)
         bottom.legend(fontsize=8, loc="upper center", ncol=2)
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
 
 
 # ----------------------------------------------------------------------------- CK-2 / CK-3 trade-off
@@ -222,9 +216,7 @@ class TradeoffLab(Lab):
                                          model_kwargs=model_kwargs(128, 8), repeats=repeats, device=device)
 
     def render(self, result: list[RunTiming]) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6.5, 3.5))
+        fig, ax = subplots(figsize=(6.5, 3.5))
         for r in result:
             t = min(r.timing.times_s) * 1000
             ax.scatter(r.saved_bytes / MIB, t, s=60, color="C7" if r.every_n_layers is None else "C3")
@@ -233,8 +225,7 @@ class TradeoffLab(Lab):
         ax.set_xlabel("MiB kept for backward (one microbatch)")
         ax.set_ylabel("ms per update (best repeat)")
         ax.set_title("the trade-off curve: lower-left is better")
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         show_table([{"checkpointing": setting_name(r.every_n_layers), "saved": format_bytes(r.saved_bytes),
                      "peak": format_bytes(r.peak_bytes), "best ms": min(r.timing.times_s) * 1000,
                      "median ms": r.timing.median_s * 1000} for r in result])
@@ -266,16 +257,13 @@ class CombineLab(Lab):
         return {name: by_key[key] for name, key in COMBINATIONS.items()}
 
     def render(self, result: dict[str, RunTiming]) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.2))
+        fig, (left, right) = subplots(1, 2, figsize=(10, 3.2))
         names = list(result)
         left.bar(names, [r.saved_bytes / MIB for r in result.values()], color=["C7", "C3", "C0", "C4"])
         left.set_ylabel("MiB kept for backward per microbatch")
         right.bar(names, [min(r.timing.times_s) * 1000 for r in result.values()], color=["C7", "C3", "C0", "C4"])
         right.set_ylabel("ms per update of 8 samples (best)")
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         show_table([{"choice": name, "m × A": f"{r.micro_batch} × {r.accumulation_steps}",
                      "checkpointing": setting_name(r.every_n_layers), "saved": format_bytes(r.saved_bytes),
                      "peak": format_bytes(r.peak_bytes), "best ms": min(r.timing.times_s) * 1000}
@@ -300,17 +288,14 @@ class FormulaLab(Lab):
         return formula_check("tiny-gpt", micro_batch, seq_len, every_n_layers, model_kwargs=model_kwargs(hidden, 4))
 
     def render(self, result: FormulaCheck) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6.5, 2.6))
+        fig, ax = subplots(figsize=(6.5, 2.6))
         ax.barh(["formula", "measured"], [result.formula_bytes / 1024, result.measured_bytes / 1024],
                 color=["C1", "C0"])
         ax.barh(["formula"], [result.mask_bytes / 1024], left=[result.formula_bytes / 1024], color="0.7",
                 label="+ attention mask")
         ax.set_xlabel("KiB kept by the checkpointed layers")
         ax.legend(fontsize=8)
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         print(f"{result.checkpointed} checkpointed layers × m={result.micro_batch} × T={result.sequence} × "
               f"hidden={result.hidden} × {result.bytes_per_element} bytes = {format_bytes(result.formula_bytes)}; "
               f"measured {format_bytes(result.measured_bytes)} (ratio {result.ratio:.4f}).\n{result.note}")
@@ -377,10 +362,8 @@ class OffloadLab(Lab):
         return offload_demo(device, micro_batch, seq_len)
 
     def render(self, result: OffloadResult) -> None:
-        import matplotlib.pyplot as plt
-
         panels = 2 if result.timings else 1
-        fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 3.0), squeeze=False)
+        fig, axes = subplots(1, panels, figsize=(5 * panels, 3.0), squeeze=False)
         axes[0][0].bar(["checkpointing", "checkpointing + offload"],
                        [result.plain.measured_bytes / 1024, result.offloaded.measured_bytes / 1024], color=["C3", "C2"])
         axes[0][0].set_ylabel(f"KiB kept on {result.device}")
@@ -390,8 +373,7 @@ class OffloadLab(Lab):
                            color=["C7", "C3", "C2"])
             axes[0][1].tick_params(axis="x", labelsize=7)
             axes[0][1].set_ylabel("ms per update (best)")
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         if result.timings:
             show_table([{"setting": n, "device peak": format_bytes(r.peak_bytes), "best ms": min(r.timing.times_s) * 1000}
                         for n, r in result.timings.items()])

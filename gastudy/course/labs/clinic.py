@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from gastudy.check.clinic import ClinicCase, run_clinic
 from gastudy.check.diagnostics import default_setup
 from gastudy.check.pitfalls import PITFALLS
-from gastudy.course.widgets import Lab, show_table
+from gastudy.course.widgets import Lab, show_figure, show_table, subplots
 
 
 @dataclass(frozen=True)
@@ -127,17 +127,14 @@ class ClinicLab(Lab):
         return clinic_case(pitfall, accumulation_steps)
 
     def render(self, result: ClinicCase) -> None:
-        import matplotlib.pyplot as plt
-
         symptom = SYMPTOMS[result.detector]
         print(f"symptom: {symptom.seen}\nlook for: {symptom.look_for}\n")
         print(f"the pitfall ({result.pitfall}): {result.description}")
         print(f"  detector on the pitfall: {result.before}")
         print(f"  detector on the fix:     {result.after}")
-        fig, ax = plt.subplots(figsize=(6.5, 3.0))
+        fig, ax = subplots(figsize=(6.5, 3.0))
         _plot_case(result, ax)
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
 
 
 @dataclass

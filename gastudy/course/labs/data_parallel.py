@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gastudy.course.widgets import Lab, show_table
+from gastudy.course.widgets import Lab, show_figure, show_table, subplots
 
 
 class DenominatorLab(Lab):
@@ -38,9 +38,7 @@ class DenominatorLab(Lab):
         return compare_denominators(replicas, micro_batch, accumulation_steps)
 
     def render(self, result: dict[str, Any]) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6.5, 3.0))
+        fig, ax = subplots(figsize=(6.5, 3.0))
         gaps = {"global denominator": result["global"]["max_rel_diff"],
                 "naive local mean": result["naive"]["max_rel_diff"]}
         ax.bar(list(gaps), [max(g, 1e-18) for g in gaps.values()], color=["C2", "C3"])
@@ -48,8 +46,7 @@ class DenominatorLab(Lab):
         ax.set_ylabel("relative gap to the big batch")
         ax.set_title(f"D={result['replicas']} processes × m={result['micro_batch']} × A={result['accumulation_steps']}"
                      f" = {result['effective_batch']} samples (float64)")
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         show_table([{"replica": r, "supervised items per microbatch": items, "total": sum(items)}
                     for r, items in enumerate(result["items_per_microbatch"])])
         print(f"global denominator: {result['global']['denominator']} items on every replica; naive: each replica "
@@ -96,16 +93,13 @@ class AllReduceLab(Lab):
         return count_with_and_without(replicas, accumulation_steps)
 
     def render(self, result: AllReduceCounts) -> None:
-        import matplotlib.pyplot as plt
-
         rows = {"no_sync on": result.with_no_sync, "no_sync off": result.without}
-        fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.0))
+        fig, (left, right) = subplots(1, 2, figsize=(9, 3.0))
         left.bar(list(rows), [r["calls_per_update"] for r in rows.values()], color=["C2", "C3"])
         left.set_ylabel("all-reduce calls per update")
         right.bar(list(rows), [r["bytes_per_update"] / 1024 for r in rows.values()], color=["C2", "C3"])
         right.set_ylabel("KiB sent per update (per replica)")
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         show_table([{"setting": name, "calls / update": r["calls_per_update"],
                      "KiB / update": r["bytes_per_update"] / 1024, "gradient KiB": r["gradient_bytes"] / 1024,
                      "ms / update": r["seconds_per_update"] * 1000} for name, r in rows.items()])

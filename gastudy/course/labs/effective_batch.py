@@ -19,7 +19,7 @@ from gastudy.core.engine import Accumulator
 from gastudy.core.groups import build_group
 from gastudy.core.models import build_model
 from gastudy.core.plan import BatchPlan
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
 @dataclass
@@ -100,16 +100,7 @@ class EffectiveBatchLab(Lab):
             micro_batch * accumulation_steps * plan.devices,
         )
 
-    def widget(self):
-        import ipywidgets as w
-
-        sliders = list(self.controls.values())
-        return w.VBox(
-            [w.HTML(f"<b>{self.title}</b>"), w.HBox(sliders[:3]), w.HBox(sliders[3:]), self.output]
-        )
-
     def render(self, r: EffectiveBatchResult) -> None:
-        import matplotlib.pyplot as plt
         from matplotlib.patches import Rectangle
 
         p = r.plan
@@ -123,7 +114,7 @@ class EffectiveBatchLab(Lab):
                 f"wrong: counting all {p.devices} devices as replicas would claim {r.naive_count} "
                 "samples per update — tensor/pipeline devices split one model, they add no samples."
             )
-        fig, ax = plt.subplots(figsize=(min(12, 1.6 * p.replicas + 2), 2.2))
+        fig, ax = subplots(figsize=(min(12, 1.6 * p.replicas + 2), 2.2))
         tp, pp = p.tensor_parallel, p.pipeline_parallel
         for rep in range(p.replicas):
             x0 = rep * 1.5
@@ -227,10 +218,8 @@ class SameProductLab(Lab):
         return SameProductResult(target, rows)
 
     def render(self, r: SameProductResult) -> None:
-        import matplotlib.pyplot as plt
-
         show_table(r.rows)
-        fig, (a, b) = plt.subplots(1, 2, figsize=(9, 2.8))
+        fig, (a, b) = subplots(1, 2, figsize=(9, 2.8))
         labels = [f"{row['m']}×{row['A']}" for row in r.rows]
         a.bar(labels, [row["saved KiB"] for row in r.rows], color="tab:orange")
         a.set_title("memory one microbatch keeps (KiB)")

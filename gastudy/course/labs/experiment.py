@@ -34,7 +34,7 @@ from gastudy.core.engine import Accumulator
 from gastudy.core.groups import make_groups
 from gastudy.core.models import build_model, task_of
 from gastudy.core.plan import BatchPlan
-from gastudy.course.widgets import Lab, show_table
+from gastudy.course.widgets import Lab, show_figure, show_table, subplots
 from gastudy.memory.timing import RunTiming, compare_layouts
 
 NORM_MODELS = ("bn-mlp", "ln-mlp", "mlp")
@@ -113,9 +113,7 @@ class NormalizationLab(Lab):
         return norm_gap(micro_batch, accumulation_steps)
 
     def render(self, result: NormGap) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4))
+        fig, (left, right) = subplots(1, 2, figsize=(10, 3.4))
         names = list(result.gaps)
         left.bar(names, [max(g, _FLOOR) for g in result.gaps.values()], color=["C3", "C0", "C2"])
         left.axhline(TOLERANCES["fp32"], color="k", ls="--", lw=1, label="float32 tolerance")
@@ -132,8 +130,7 @@ class NormalizationLab(Lab):
                 right.annotate("exactly 0 (A = 1)", (m, _FLOOR), textcoords="offset points", xytext=(-90, 8))
         right.set_xlabel("m (A = effective ÷ m)")
         right.set_title(f"BatchNorm gap at effective batch {result.micro_batch * result.accumulation_steps}")
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         show_table([{"model": n, "gap (relative)": r.max_rel_diff, "max |Δ|": r.max_abs_diff,
                      "verifier": "passed" if r.passed else "FAILED"} for n, r in result.reports.items()])
 
@@ -208,9 +205,7 @@ class RoundingLab(Lab):
         return rounding_differences(micro_batch, accumulation_steps, updates)
 
     def render(self, result: RoundingResult) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6.5, 3.2))
+        fig, ax = subplots(figsize=(6.5, 3.2))
         names = list(result.one_update)
         ax.bar(names, [max(v, _FLOOR) for v in result.one_update.values()], color=["C2", "C0", "C1"])
         ax.scatter(names, [TOLERANCES[n] for n in names], marker="_", s=900, color="k", label="tolerance")
@@ -218,8 +213,7 @@ class RoundingLab(Lab):
         ax.set_ylabel("relative gradient gap")
         ax.set_title(f"one update: A={result.accumulation_steps}×m={result.micro_batch} vs one batch")
         ax.legend(fontsize=8)
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         rows = [{"precision": n, "one-update gap": v, "tolerance": TOLERANCES[n],
                  f"max |Δw| after {result.updates} updates": result.drift.get(n, "—")}
                 for n, v in result.one_update.items()]
@@ -274,17 +268,14 @@ class UpdatesPerEpochLab(Lab):
         return [count_updates(dataset_size, BatchPlan(micro_batch, a, replicas), last_group) for a in (1, 2, 4, 8, 16)]
 
     def render(self, result: list[UpdatesRow]) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6.5, 3.2))
+        fig, ax = subplots(figsize=(6.5, 3.2))
         batches = [r.plan.effective_batch for r in result]
         ax.plot(batches, [r.updates for r in result], "o-")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
         ax.set_xlabel("global batch m × A × D (samples per update)")
         ax.set_ylabel("updates per epoch")
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         show_table([{"plan": r.plan.describe(), "updates / epoch (counted)": r.updates, "formula": r.formula,
                      "samples in the short last group": r.partial_samples} for r in result])
 
@@ -334,9 +325,7 @@ class ThroughputLab(Lab):
                                    repeats=repeats, device=device)
 
     def render(self, result: list[RunTiming]) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.2))
+        fig, (left, right) = subplots(1, 2, figsize=(10, 3.2))
         labels = [f"m={r.micro_batch} × A={r.accumulation_steps}" for r in result]
         left.bar(labels, [best_samples_per_s(r) for r in result], color=["C2", "C0", "C1"], alpha=0.8,
                  label="best of the repeats")
@@ -347,8 +336,7 @@ class ThroughputLab(Lab):
         right.bar(labels, [r.saved_bytes / 2**20 for r in result], color=["C2", "C0", "C1"])
         right.set_ylabel("MiB saved for backward, per microbatch")
         right.set_title("what accumulation buys: memory")
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         show_table([{"split": lab, "best s / update": min(r.timing.times_s), "samples/s (best)": best_samples_per_s(r),
                      "samples/s (median)": r.timing.samples_per_s, "tokens/s (median)": r.timing.tokens_per_s,
                      "spread": r.timing.spread,

@@ -24,7 +24,7 @@ from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream
 from gastudy.core.engine import Accumulator
 from gastudy.core.groups import PartialGroupRecord, make_groups
 from gastudy.core.models import build_model
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
 # ------------------------------------------------------------------ boundaries and denominator
@@ -103,14 +103,12 @@ class GroupPlanLab(Lab):
         )
 
     def render(self, r: GroupPlanResult) -> None:
-        import matplotlib.pyplot as plt
-
         show_table(r.rows)
         print(
             f"forward calls while counting: {r.forward_calls_before_counting}; engine denominators "
             f"{'match' if r.engine_denominators == r.denominators else 'DIFFER'}"
         )
-        fig, ax = plt.subplots(figsize=(6, 2.6))
+        fig, ax = subplots(figsize=(6, 2.6))
         x = range(1, len(r.token_weights) + 1)
         ax.bar(
             [i - 0.2 for i in x], r.token_weights, width=0.4, label="items ÷ denominator (tokens)"
@@ -195,10 +193,8 @@ class KeptLossMemoryLab(Lab):
         )
 
     def render(self, r: KeptLossResult) -> None:
-        import matplotlib.pyplot as plt
-
         print(r.verdict)
-        fig, ax = plt.subplots(figsize=(6.5, 2.8))
+        fig, ax = subplots(figsize=(6.5, 2.8))
         for name, series in r.retained.items():
             ax.plot(
                 range(1, len(series) + 1),
@@ -342,8 +338,6 @@ class LastGroupLab(Lab):
         )
 
     def render(self, r: LastGroupResult) -> None:
-        import matplotlib.pyplot as plt
-
         show_table(r.groups)
         if r.partial is None:
             print("the groups divide the data evenly: no short last group")
@@ -358,7 +352,7 @@ class LastGroupLab(Lab):
                 f"a constant divisor A would weight it {r.constant_divisor_ratio:.4g}× "
                 f"(expected {r.expected_ratio:.4g} = {p.microbatches}/{p.accumulation_steps})"
             )
-        fig, ax = plt.subplots(figsize=(6, 2.4))
+        fig, ax = subplots(figsize=(6, 2.4))
         ax.bar(
             [g["group"] for g in r.groups],
             [g["samples"] for g in r.groups],
@@ -452,10 +446,8 @@ class SchedulerLab(Lab):
         return SchedulerResult(accumulation_steps, lr, expected, steps, str(verdict), verdict.fired)
 
     def render(self, r: SchedulerResult) -> None:
-        import matplotlib.pyplot as plt
-
         print(f"scheduler steps: {r.scheduler_steps}\n{r.verdict}")
-        fig, ax = plt.subplots(figsize=(6.5, 2.8))
+        fig, ax = subplots(figsize=(6.5, 2.8))
         for name, style in (("per update", "o-"), ("per microbatch", "s--")):
             ax.plot(
                 range(1, len(r.lr[name]) + 1), r.lr[name], style, ms=4, label=f"scheduler {name}"

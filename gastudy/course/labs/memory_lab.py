@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from gastudy.course.labs.checkpoint_lab import model_kwargs
 from gastudy.course.labs.experiment import devices
-from gastudy.course.widgets import Lab, show_table
+from gastudy.course.widgets import Lab, show_figure, show_table, subplots
 from gastudy.memory.planner import MemoryPlan, plan_for_budget
 from gastudy.memory.probes import device_probes
 from gastudy.memory.saved import format_bytes
@@ -48,12 +48,11 @@ class TimelineLab(Lab):
                               optimizer=optimizer, model_kwargs=model_kwargs())
 
     def render(self, result: Timeline) -> None:
-        import matplotlib.pyplot as plt
         from IPython.display import Markdown, display
 
-        result.plot()
-        plt.tight_layout()
-        plt.show()
+        fig, ax = subplots(figsize=(max(6.0, 0.45 * len(result.rows)), 3.5))
+        result.plot(ax)
+        show_figure(fig)
         print(result.summary())
         print("\n".join(f"note: {n}" for n in result.notes))
         display(Markdown(result.to_table(markdown=True)))
@@ -131,9 +130,7 @@ class PlannerLab(Lab):
                                seq_len=seq_len, optimizer=optimizer, device=device, groups=1)
 
     def render(self, result: MemoryPlan) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6.5, 3.3))
+        fig, ax = subplots(figsize=(6.5, 3.3))
         labels = [f"{c.micro_batch}×{c.accumulation_steps}" for c in result.candidates]
         ax.bar(labels, [c.peak_bytes / MIB for c in result.candidates],
                color=["C2" if c.fits else "C3" for c in result.candidates])
@@ -144,8 +141,7 @@ class PlannerLab(Lab):
         top = max([c.peak_bytes for c in result.candidates] + [result.budget_bytes, result.fixed_bytes])
         ax.set_ylim(0, 1.3 * top / MIB)
         ax.legend(fontsize=8, loc="upper right")
-        plt.tight_layout()
-        plt.show()
+        show_figure(fig)
         show_table([{"m": c.micro_batch, "A": c.accumulation_steps, "peak": format_bytes(c.peak_bytes),
                      "fixed part": f"{c.fixed_bytes / c.peak_bytes:.0%}" if c.peak_bytes else "—", "fits": c.fits}
                     for c in result.candidates])

@@ -35,7 +35,7 @@ from gastudy.core.engine import model_inputs
 from gastudy.core.groups import make_groups
 from gastudy.core.loss import NORMALIZATIONS, mean_of_means, summed_loss, weighted_mean
 from gastudy.core.models import build_model
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
 # ------------------------------------------------------------------ MB-3: the 512/1536 example
@@ -107,15 +107,7 @@ class WeightedMeanLab(Lab):
             float(losses.mean()),
         )
 
-    def widget(self):
-        import ipywidgets as w
-
-        c = list(self.controls.values())
-        return w.VBox([w.HTML(f"<b>{self.title}</b>"), w.HBox(c[:2]), w.HBox(c[2:]), self.output])
-
     def render(self, r: WeightedMeanResult) -> None:
-        import matplotlib.pyplot as plt
-
         total = sum(r.counts)
         show_table(
             [
@@ -129,7 +121,7 @@ class WeightedMeanLab(Lab):
                 for i, (n, m) in enumerate(zip(r.counts, r.means))
             ]
         )
-        fig, ax = plt.subplots(figsize=(6, 2.6))
+        fig, ax = subplots(figsize=(6, 2.6))
         names = ["weighted (Σ n·mean / Σ n)", "mean over all tokens", "mean of means"]
         ax.barh(
             names,
@@ -283,8 +275,6 @@ class CountingLab(Lab):
         return count_case(kind, supervise, micro_batch)
 
     def render(self, r: CountingResult) -> None:
-        import matplotlib.pyplot as plt
-
         row = {
             "kind": r.kind,
             "rows": r.rows,
@@ -301,7 +291,7 @@ class CountingLab(Lab):
                 f"the same samples padded count {r.padded_right} items after the shift; "
                 f"shift_labels count {r.right}"
             )
-        fig, ax = plt.subplots(figsize=(5, 2.2))
+        fig, ax = subplots(figsize=(5, 2.2))
         ax.barh(["right", "mistaken"], [r.right, r.wrong], color=["tab:green", "tab:red"])
         ax.set_xlabel("supervised items (the denominator)")
         ax.set_title(f"{r.kind}: {r.wrong - r.right:+d} items")
@@ -368,8 +358,6 @@ class NormalizationLab(Lab):
         )
 
     def render(self, r: NormalizationResult) -> None:
-        import matplotlib.pyplot as plt
-
         print(f"supervised items per microbatch: {r.items}")
         show_table(
             [
@@ -377,7 +365,7 @@ class NormalizationLab(Lab):
                 for n in r.rel_diff
             ]
         )
-        fig, ax = plt.subplots(figsize=(5, 2.6))
+        fig, ax = subplots(figsize=(5, 2.6))
         names = list(r.rel_diff)
         ax.bar(
             names,
@@ -445,10 +433,8 @@ class DoubleDivisionLab(Lab):
         )
 
     def render(self, r: DoubleDivisionResult) -> None:
-        import matplotlib.pyplot as plt
-
         print(r.message)
-        fig, ax = plt.subplots(figsize=(5, 2.2))
+        fig, ax = subplots(figsize=(5, 2.2))
         ax.barh(
             ["gradient", "logged loss"],
             [1 / r.k, 1 / r.loss_ratio],
@@ -575,15 +561,13 @@ class MeanOfMeansLab(Lab):
         )
 
     def render(self, r: MeanOfMeansResult) -> None:
-        import matplotlib.pyplot as plt
-
         show_table(r.rows)
         print(
             f"mean |bias| = {r.mean_abs_bias:.4g} nats; "
             f"gradient gap of a 'mean' update: {r.gradient_gap:.3g} "
             f"(tokens: {r.tokens_gap:.3g}, tolerance {r.tolerance:g})\n{r.verdict}"
         )
-        fig, ax = plt.subplots(figsize=(6, 2.6))
+        fig, ax = subplots(figsize=(6, 2.6))
         x = [row["group"] for row in r.rows]
         ax.plot(x, [row["token-weighted"] for row in r.rows], "o-", label="token-weighted")
         ax.plot(x, [row["mean of means"] for row in r.rows], "s--", label="mean of means")

@@ -28,7 +28,7 @@ from gastudy.core.groups import make_groups
 from gastudy.core.models import build_model
 from gastudy.core.precision import PRECISIONS, Precision, inject_overflow
 from gastudy.course.labs.updates import parameter_snapshot
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
 # ------------------------------------------------------------------ the three precisions
@@ -89,8 +89,6 @@ class PrecisionLab(Lab):
         return PrecisionResult(precision, self._rows)
 
     def render(self, r: PrecisionResult) -> None:
-        import matplotlib.pyplot as plt
-
         show_table(r.rows)
         if not torch.cuda.is_available():
             print(
@@ -98,7 +96,7 @@ class PrecisionLab(Lab):
                 "save memory "
                 "and time; on the CPU they only show the numerics."
             )
-        fig, ax = plt.subplots(figsize=(5.5, 2.6))
+        fig, ax = subplots(figsize=(5.5, 2.6))
         names = [row["precision"] for row in r.rows]
         ax.bar(
             names,
@@ -208,8 +206,6 @@ class OverflowLab(Lab):
         return overflow_run(updates, overflow_at, 2.0**log2_scale)
 
     def render(self, r: OverflowResult) -> None:
-        import matplotlib.pyplot as plt
-
         show_table(
             r.rows,
             [
@@ -227,7 +223,7 @@ class OverflowLab(Lab):
             f"attempted {c['updates_attempted']}, applied {c['updates_applied']}, scheduler steps "
             f"{c['scheduler_steps']}, backward passes {c['backward_passes']}"
         )
-        fig, ax = plt.subplots(figsize=(6.5, 2.6))
+        fig, ax = subplots(figsize=(6.5, 2.6))
         x = [row["update"] for row in r.rows]
         ax.step(x, [row["scale used"] for row in r.rows], where="mid", label="scale used")
         skipped = [row["update"] for row in r.rows if not row["applied"]]
@@ -312,14 +308,12 @@ class ClippingOrderLab(Lab):
         return ClippingResult(max_norm, true, applied, scale, str(verdict), verdict.fired)
 
     def render(self, r: ClippingResult) -> None:
-        import matplotlib.pyplot as plt
-
         show_table(
             [{"loop": k, "applied gradient norm": v} for k, v in r.applied_norm.items()]
             + [{"loop": "expected: min(true, max_norm)", "applied gradient norm": r.expected_right}]
         )
         print(r.verdict)
-        fig, ax = plt.subplots(figsize=(6, 2.4))
+        fig, ax = subplots(figsize=(6, 2.4))
         names = list(r.applied_norm)
         ax.barh(
             names, [max(r.applied_norm[n], 1e-12) for n in names], color=["tab:green", "tab:red"]

@@ -33,7 +33,7 @@ from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import build_group, make_groups
 from gastudy.core.models import build_model
 from gastudy.core.plan import BatchPlan
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 DTYPES = {"float64": (torch.float64, "fp64"), "float32": (torch.float32, "fp32")}
 
@@ -209,8 +209,6 @@ class StepDiagramLab(Lab):
         )
 
     def render(self, r: StepDiagramResult) -> None:
-        import matplotlib.pyplot as plt
-
         show_table(r.rows)
         print(
             f"→ optimizer.step() with G1+…+G{r.accumulation_steps} (= one batch of "
@@ -219,7 +217,7 @@ class StepDiagramLab(Lab):
             f"relative {r.max_rel_diff:.3g} (tolerance {r.tolerance:g} in {r.dtype}); parameters "
             f"{'unchanged' if r.params_unchanged else 'CHANGED'} during the group"
         )
-        fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.2))
+        fig, (a, b) = subplots(1, 2, figsize=(10, 3.2))
         steps = [row["step"] for row in r.rows]
         a.bar(steps, [row["norm"] for row in r.rows], color="tab:blue", label="‖G1+…+Gk‖")
         a.axhline(r.big_batch_norm, color="k", ls="--", label="big batch")
@@ -286,11 +284,9 @@ class ActivationMemoryLab(Lab):
         return ActivationMemoryResult(measured, split, seq_len, measured["1×32"] / measured["4×8"])
 
     def render(self, r: ActivationMemoryResult) -> None:
-        import matplotlib.pyplot as plt
-
         from gastudy.memory.saved import format_bytes
 
-        fig, ax = plt.subplots(figsize=(7, 3))
+        fig, ax = subplots(figsize=(7, 3))
         names = list(r.bytes_by_split)
         kib = [r.bytes_by_split[n] / 1024 for n in names]
         ax.bar(names, kib, color=["tab:orange" if n == r.selected else "tab:gray" for n in names])
@@ -355,8 +351,6 @@ class KnobsLab(Lab):
         )
 
     def render(self, r: KnobsResult) -> None:
-        import matplotlib.pyplot as plt
-
         show_table(
             [
                 {
@@ -376,7 +370,7 @@ class KnobsLab(Lab):
                 },
             ]
         )
-        fig, ax = plt.subplots(figsize=(7, 2.6))
+        fig, ax = subplots(figsize=(7, 2.6))
         ax.bar(range(1, r.updates + 1), r.group_samples, color="tab:green")
         ax.axhline(r.plan.effective_batch, color="k", ls="--", label="m·A")
         ax.set_xlabel("update")
@@ -492,9 +486,7 @@ class LoggingAxesLab(Lab):
         )
 
     def render(self, r: LoggingAxesResult) -> None:
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(7, 3))
+        fig, ax = subplots(figsize=(7, 3))
         for run, style in zip(r.runs, ("o-", "s-")):
             ax.plot(run.axes[r.axis], run.loss, style, ms=3, label=run.label)
         ax.set_xlabel(AXES[r.axis])
@@ -581,10 +573,8 @@ class ZeroGradLab(Lab):
         return ZeroGradResult(loop, gaps, str(verdict), verdict.fired, setup.tol)
 
     def render(self, r: ZeroGradResult) -> None:
-        import matplotlib.pyplot as plt
-
         print(r.verdict)
-        fig, ax = plt.subplots(figsize=(6.5, 2.8))
+        fig, ax = subplots(figsize=(6.5, 2.8))
         for name, gaps in r.gaps.items():
             ax.semilogy(
                 range(1, len(gaps) + 1),

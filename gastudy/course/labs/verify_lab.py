@@ -79,12 +79,6 @@ class VerifyLab(Lab):
     def compute(self, **values) -> VerifyReport:
         return verify(**values)
 
-    def widget(self):
-        import ipywidgets as w
-
-        c = list(self.controls.values())
-        return w.VBox([w.HTML(f"<b>{self.title}</b>"), w.HBox(c[:3]), w.HBox(c[3:]), self.output])
-
     def render(self, result: VerifyReport) -> None:
         show_table([{"check": c.name, "ok": "✓" if c.ok else "✗", "measured": c.detail} for c in result.checks])
         print("\nPASSED" if result.passed else "\nFAILED:\n- " + "\n- ".join(result.reasons))
