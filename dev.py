@@ -40,11 +40,29 @@ def setup() -> None:
     STAMP.write_text(wanted)
 
 
+def install_notebook_filter() -> None:
+    """Keep outputs out of git: ``.gitattributes`` sends notebooks through the ``nbstripout`` filter,
+    defined here for this clone. JupyterLab still saves outputs on disk (the course runs as
+    before); ``git diff``/``git add`` see the notebook without outputs, execution counts or
+    widget state. Cell ids are kept. Skipped outside a git clone or without git."""
+    if not (ROOT / ".git").exists():
+        return
+    strip = f'"{PY}" -m nbstripout --keep-id'
+    settings = {"filter.nbstripout.clean": strip, "filter.nbstripout.smudge": "cat",
+                "filter.nbstripout.required": "true", "diff.ipynb.textconv": f"{strip} -t"}
+    for key, value in settings.items():
+        try:
+            subprocess.run(["git", "config", "--local", key, value], cwd=ROOT, check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError):
+            return
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ("course", "test", "site"):
         print(__doc__)
         return 2
     setup()
+    install_notebook_filter()
     command, rest = argv[0], argv[1:]
     if command == "course":
         return subprocess.call([str(PY), "-m", "gastudy", "lab", "--no-browser", *rest], cwd=ROOT)

@@ -109,3 +109,18 @@ def test_notebook_has_the_chapter_frame(path: Path):
     ]
     assert any("summary" in h.lower() for h in headings), f"{path.name}: no Summary heading"
     assert any("exercise" in h.lower() for h in headings), f"{path.name}: no Exercises heading"
+
+
+def test_the_git_filter_would_not_rewrite_a_clean_notebook():
+    """dev.py installs ``nbstripout --keep-id`` as the notebooks' git filter (.gitattributes): on a
+    committed (clean) notebook it must be a no-op, byte for byte, or git would show every notebook
+    as changed."""
+    import subprocess
+    import sys
+
+    assert "filter=nbstripout" in (NOTEBOOK_DIR.parent / ".gitattributes").read_text()
+    for path in PATHS:
+        raw = path.read_bytes()
+        out = subprocess.run([sys.executable, "-m", "nbstripout", "--keep-id"], input=raw, capture_output=True,
+                             check=True).stdout
+        assert out == raw, f"{path.name}: nbstripout --keep-id changes the committed file"

@@ -1,0 +1,246 @@
+"""Drive the course in a real browser: a private JupyterLab on loopback, headless Chromium via
+Playwright, Run All, then every lab control moved once (used by tests/test_browser.py and
+benchmarks/bench_lab_redraw.py).
+
+Nothing here is imported by gastudy. Chromium comes from Debian's ``chromium`` package
+(Playwright's own browser download is not used); ``GASTUDY_CHROMIUM`` overrides the path.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
+KERNEL_IDLE = ("(() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+               " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+               " return !!k && k.status === 'idle'; })()")
+ALL_RAN = ("(() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
+           ".every(e => /\\[\\d+\\]/.test(e.textContent)))()")
+# Errors a learner would see: tracebacks and stderr outputs, and a widget that failed to render.
+ERRORS = """(root) => {
+  const found = [];
+  for (const e of root.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]'))
+    found.push(e.textContent.slice(-1500));
+  for (const e of root.querySelectorAll('.jp-OutputArea-output'))
+    if (e.textContent.includes('Error displaying widget')) found.push(e.textContent.slice(0, 300));
+  return found;
+}"""
+
+
+def chromium_path() -> str | None:
+    """The system Chromium, or ``None`` when there is none."""
+    wanted = os.environ.get("GASTUDY_CHROMIUM")
+    if wanted:
+        return wanted if Path(wanted).exists() else None
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class LabServer:
+    url: str
+    token: str
+    folder: Path
+    process: subprocess.Popen
+
+    def notebook_url(self, name: str) -> str:
+        return f"{self.url}/lab/tree/{name}.ipynb?token={self.token}&reset"
+
+
+@contextmanager
+def jupyterlab(notebooks: Path = ROOT / "notebooks") -> Iterator[LabServer]:
+    """A JupyterLab on a free loopback port with a random token, serving a *copy* of the course
+    (autosave never touches the repository); stopped and removed at the end."""
+    tmp = Path(tempfile.mkdtemp(prefix="gastudy-browser-"))
+    folder = tmp / "notebooks"
+    shutil.copytree(notebooks, folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    port, token = free_port(), base64.b32encode(os.urandom(10)).decode().lower()
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "ws")}
+    settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
+    log = open(tmp / "server.log", "w")  # noqa: SIM115 - closed below
+    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+               f"--IdentityProvider.token={token}", f"--notebook-dir={folder}", "--LabApp.expose_app_in_browser=True"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited: {(tmp / 'server.log').read_text()[-2000:]}")
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2).read()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("JupyterLab did not answer within 90 s") from None
+                time.sleep(0.5)
+        yield LabServer(url, token, folder, process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def image_stats(data_url: str) -> tuple[float, int]:
+    """(share of pixels that are not the background, distinct colours) of a PNG data URL."""
+    from PIL import Image
+
+    raw = base64.b64decode(data_url.split(",", 1)[1])
+    img = Image.open(io.BytesIO(raw)).convert("RGB")
+    img.thumbnail((400, 400))
+    pixels = list(img.getdata())
+    background = max(set(pixels), key=pixels.count)
+    busy = sum(1 for p in pixels if sum(abs(a - b) for a, b in zip(p, background)) > 30)
+    return busy / len(pixels), len(set(pixels))
+
+
+def blank_images(locator) -> list[str]:
+    """Describe every image under ``locator`` that looks blank (under 1 % ink or under 8 colours)."""
+    bad = []
+    for i, src in enumerate(locator.evaluate_all("els => els.map(e => e.src)")):
+        if not src.startswith("data:image/png"):
+            continue
+        ink, colours = image_stats(src)
+        if ink < 0.01 or colours < 8:
+            bad.append(f"image {i}: {ink:.1%} ink, {colours} colours")
+    return bad
+
+
+@dataclass
+class ControlChange:
+    notebook: str
+    lab: int
+    title: str
+    control: str
+    seconds: float
+    problems: list[str] = field(default_factory=list)
+
+
+class CourseBrowser:
+    """One Chromium page on the course; screenshots of failures go to ``shots``."""
+
+    def __init__(self, page, server: LabServer, shots: Path):
+        self.page, self.server, self.shots = page, server, shots
+        self.console_errors: list[str] = []
+        page.on("console", lambda m: self.console_errors.append(m.text) if m.type == "error" else None)
+
+    def shot(self, name: str) -> Path:
+        self.shots.mkdir(parents=True, exist_ok=True)
+        path = self.shots / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=False)
+        return path
+
+    def run_all(self, name: str, timeout_s: float = 240) -> float:
+        """Open ``name``, Run All, wait until every cell ran and the kernel is idle; seconds taken."""
+        page = self.page
+        page.goto(self.server.notebook_url(name))
+        page.wait_for_function(KERNEL_IDLE, timeout=120_000, polling=250)
+        t0 = time.perf_counter()
+        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.wait_for_function(ALL_RAN + " && " + KERNEL_IDLE, timeout=timeout_s * 1000, polling=500)
+        return time.perf_counter() - t0
+
+    def errors(self) -> list[str]:
+        return self.page.locator(".jp-Notebook").evaluate(ERRORS)
+
+    def labs(self):
+        return self.page.locator(".gastudy-lab")
+
+    def move_every_control(self, name: str, timeout_s: float = 120) -> list[ControlChange]:
+        """Change each control of each lab once (keyboard on sliders, a new option on dropdowns)
+        and wait for the lab to redraw; one :class:`ControlChange` per control."""
+        changes = []
+        labs = self.labs()
+        for li in range(labs.count()):
+            lab = labs.nth(li)
+            lab.scroll_into_view_if_needed()
+            title = (lab.locator(".widget-html").first.text_content() or "").strip()[:80]
+            controls = lab.locator(".gastudy-controls > .widget-inline-hbox, .gastudy-controls > .jupyter-widgets")
+            for ci in range(controls.count()):
+                control = controls.nth(ci)
+                label = (control.locator(".widget-label").first.text_content() or f"control {ci}").strip()
+                change = ControlChange(name, li, title, label, 0.0)
+                output = lab.locator(".gastudy-output")
+                output.evaluate("el => { el.__mutations = 0; if (!el.__observer) { el.__observer = new "
+                                "MutationObserver(m => { el.__mutations += m.length; }); el.__observer.observe(el, "
+                                "{childList: true, subtree: true, characterData: true}); } }")
+                t0 = time.perf_counter()
+                if not self._change(control):
+                    continue  # nothing to change to (a single-option dropdown)
+                try:
+                    output.evaluate_handle("el => el")  # keep the handle alive
+                    self.page.wait_for_function(
+                        "([el, busy]) => el.__mutations > 0 && getComputedStyle(busy).display === 'none'",
+                        arg=[output.element_handle(), lab.locator(".gastudy-busy").element_handle()],
+                        timeout=timeout_s * 1000, polling=100)
+                    change.seconds = time.perf_counter() - t0
+                except Exception as e:  # noqa: BLE001 - recorded as a problem with a screenshot
+                    change.seconds = time.perf_counter() - t0
+                    change.problems.append(f"no redraw within {timeout_s:.0f} s ({type(e).__name__})")
+                self.page.wait_for_timeout(200)
+                change.problems += [f"error output: {e[-400:]}" for e in output.evaluate(ERRORS)]
+                change.problems += blank_images(output.locator("img"))
+                if change.problems:
+                    change.problems.append(f"screenshot: {self.shot(f'{name}-lab{li}-control{ci}')}")
+                changes.append(change)
+        return changes
+
+    def _change(self, control) -> bool:
+        """Move one control by one step as a learner would; False when it has nowhere to go."""
+        page = self.page
+        handle = control.locator(".noUi-handle")
+        if handle.count():
+            handle.first.scroll_into_view_if_needed()
+            handle.first.focus()
+            now, top = handle.first.get_attribute("aria-valuenow"), handle.first.get_attribute("aria-valuemax")
+            at_max = now is not None and top is not None and float(now) >= float(top)
+            page.keyboard.press("ArrowLeft" if at_max else "ArrowRight")
+            return True
+        select = control.locator("select")
+        if select.count():
+            options = select.first.evaluate("s => [...s.options].map(o => o.value)")
+            current = select.first.input_value()
+            others = [o for o in options if o != current]
+            if not others:
+                return False
+            select.first.select_option(others[0])
+            return True
+        box = control.locator("input[type=checkbox]")
+        if box.count():
+            box.first.click()
+            return True
+        return False
