@@ -115,6 +115,19 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
             "allreduce_calls": calls}
 
 
+def check_replica_settings(replicas: int, micro_batch: int, accumulation_steps: int, precision: str,
+                           normalization: str) -> None:
+    """Raise ``ValueError`` (saying what to change) for settings no replica could run (course: MB-7)."""
+    from gastudy.core.loss import check_normalization
+    from gastudy.core.plan import BatchPlan
+    from gastudy.core.precision import PRECISIONS
+
+    BatchPlan(micro_batch, accumulation_steps, replicas)
+    check_normalization(normalization)
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; use one of {', '.join(PRECISIONS)}")
+
+
 def verify_on_replicas(replicas: int, model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
                        precision: str = "fp32", normalization: str = "tokens", collate: str = "padded",
                        seed: int = 0, no_sync: bool = True, timeout_s: float | None = None) -> dict[str, Any]:
@@ -131,16 +144,10 @@ def verify_on_replicas(replicas: int, model: str = "tiny-gpt", micro_batch: int 
     :class:`~gastudy.parallel.launch.WorkerError` / :class:`~gastudy.parallel.launch.LaunchTimeout`
     when a process fails or the run times out.
     """
-    from gastudy.core.loss import check_normalization
-    from gastudy.core.plan import BatchPlan
-    from gastudy.core.precision import PRECISIONS
     from gastudy.parallel.launch import run_local
     from gastudy.parallel.process_group import default_timeout_s
 
-    BatchPlan(micro_batch, accumulation_steps, replicas)
-    check_normalization(normalization)
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; use one of {', '.join(PRECISIONS)}")
+    check_replica_settings(replicas, micro_batch, accumulation_steps, precision, normalization)
     timeout = float(timeout_s or default_timeout_s())
     ranks = run_local(verify_replicas_worker, replicas, model=model, micro_batch=micro_batch,
                       accumulation_steps=accumulation_steps, precision=precision, normalization=normalization,

@@ -21,11 +21,10 @@ accumulation needs on top of DDP:
   every group's size before it is processed; a short last group follows ``keep``/``drop``
   on all replicas together, and anything irreconcilable raises
   :class:`ReplicaMismatchError` on every rank. Every process group has a timeout.
-- **Clean shutdown**: :func:`shutdown` (barrier, then destroy) avoids gloo's abort at exit.
+- **Clean shutdown**: :func:`~gastudy.parallel.process_group.shutdown` (barrier, then destroy)
+  avoids gloo's abort at exit.
 
-The functions at the end (:func:`compare_denominators`, :func:`count_allreduces`,
-:func:`duplicate_samples_demo`, :func:`uneven_groups_demo`) are the course's measurements;
-each starts real local processes and takes a few seconds on two cores.
+The course's multi-process demonstrations built on this are in :mod:`gastudy.course.demos.ddp`.
 """
 
 from __future__ import annotations

@@ -11,8 +11,9 @@ Each driver starts real local processes (gloo) and takes a few seconds on two co
 
 from __future__ import annotations
 
+import atexit
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -20,7 +21,44 @@ import torch.distributed as dist
 
 from gastudy.parallel.agreement import DuplicateSamplesError
 from gastudy.parallel.ddp import DENOMINATORS, DDPReplicas
+from gastudy.parallel.pool import WorkerPool
 
+_POOLS: dict[int, WorkerPool] = {}  # by D, most recently used last
+MAX_POOLS = 2
+
+
+def warm_pool(replicas: int) -> WorkerPool:
+    """The course session's warm pool of ``replicas`` local worker processes (course: MB-7).
+
+    Started on first use and kept for the kernel's life, so a lab's slider answers in about a
+    second instead of paying for new processes on every change. Pools for the last
+    :data:`MAX_POOLS` values of D are kept (the chapter's labs move between D = 2 and 3), the
+    oldest beyond that is stopped. All are closed when the kernel exits.
+    """
+    pool = _POOLS.pop(replicas, None) or WorkerPool(replicas)
+    _POOLS[replicas] = pool
+    while len(_POOLS) > MAX_POOLS:
+        _POOLS.pop(next(iter(_POOLS))).close()
+    return pool
+
+
+def close_pool() -> None:
+    """Stop every warm pool of the course."""
+    while _POOLS:
+        _POOLS.popitem()[1].close()
+
+
+atexit.register(close_pool)
+
+
+def run_on_replicas(worker: Callable[..., Any], replicas: int, *args: Any, timeout: float = 120.0,
+                    **kwargs: Any) -> list[Any]:
+    """Run ``worker`` on every rank of the warm pool of ``replicas`` processes; results by rank.
+    Raises :class:`~gastudy.parallel.launch.WorkerError` when a rank fails (the next call
+    starts a fresh pool). Course: MB-7."""
+    pool = warm_pool(replicas)
+    pool.timeout = timeout
+    return pool.run(worker, *args, **kwargs)
 
 def _dtype(name: str) -> torch.dtype:
     return {"float64": torch.float64, "float32": torch.float32}[name]
@@ -85,9 +123,7 @@ def compare_denominators(replicas: int = 2, micro_batch: int = 2, accumulation_s
 
     Course: MB-7.
     """
-    from gastudy.parallel.launch import run_local
-
-    ranks = run_local(compare_denominators_worker, replicas, model=model, micro_batch=micro_batch,
+    ranks = run_on_replicas(compare_denominators_worker, replicas, model=model, micro_batch=micro_batch,
                       accumulation_steps=accumulation_steps, collate=collate, seed=seed, dtype=dtype, timeout=timeout)
     return {"replicas": replicas, "micro_batch": micro_batch, "accumulation_steps": accumulation_steps,
             "effective_batch": micro_batch * accumulation_steps * replicas,
@@ -148,9 +184,7 @@ def count_allreduces(replicas: int = 2, accumulation_steps: int = 4, no_sync: bo
 
     Course: MB-7.
     """
-    from gastudy.parallel.launch import run_local
-
-    ranks = run_local(count_allreduces_worker, replicas, [(accumulation_steps, no_sync)], updates=updates,
+    ranks = run_on_replicas(count_allreduces_worker, replicas, [(accumulation_steps, no_sync)], updates=updates,
                       micro_batch=micro_batch, model=model, seed=seed, timeout=timeout)
     return {"replicas": replicas, **ranks[0][0]}
 
@@ -197,11 +231,9 @@ def duplicate_samples_demo(replicas: int = 2, micro_batch: int = 2, accumulation
 
     Course: MB-7.
     """
-    from gastudy.parallel.launch import run_local
-
     out = {}
     for name, shard in (("sharded", True), ("unsharded", False)):
-        ranks = run_local(duplicate_samples_worker, replicas, shard, micro_batch=micro_batch,
+        ranks = run_on_replicas(duplicate_samples_worker, replicas, shard, micro_batch=micro_batch,
                           accumulation_steps=accumulation_steps, seed=seed, timeout=timeout)
         out[name] = {"report": ranks[0]["report"], "ids_per_rank": [r["sample_ids"] for r in ranks],
                      "refused": ranks[0]["refused"], "updates_applied": [r["updates_applied"] for r in ranks]}
@@ -255,8 +287,6 @@ def uneven_groups_demo(last_group: str = "keep", replicas: int = 2, dataset_size
 
     Course: MB-4, MB-7.
     """
-    from gastudy.parallel.launch import run_local
-
-    return run_local(uneven_groups_worker, replicas, last_group, dataset_size, micro_batch=micro_batch,
+    return run_on_replicas(uneven_groups_worker, replicas, last_group, dataset_size, micro_batch=micro_batch,
                      accumulation_steps=accumulation_steps, no_sync=no_sync, timeout=timeout)
 

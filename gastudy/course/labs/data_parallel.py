@@ -1,8 +1,9 @@
 """Chapter 06 — data parallelism with accumulation, on real processes (course section MB-7).
 
-The labs of ``notebooks/06_data_parallel.ipynb``. Each launches D local Python processes that
-join one ``torch.distributed`` process group (gloo over the loopback interface) through
-:func:`gastudy.parallel.launch.run_local`, and runs the measurements of :mod:`gastudy.parallel.ddp`:
+The labs of ``notebooks/06_data_parallel.ipynb``. Each runs its measurement on D local Python
+processes in one ``torch.distributed`` process group (gloo over the loopback interface): a warm
+pool started once per kernel (:func:`gastudy.course.demos.ddp.warm_pool`), so a change answers in
+about a second instead of starting new processes every time:
 
 - :class:`DenominatorLab`: one update with the global denominator and with the naive per-replica
   mean, both against the single-process big batch (:func:`gastudy.course.demos.ddp.compare_denominators`).
@@ -69,11 +70,10 @@ class AllReduceCounts:
 
 def count_with_and_without(replicas: int = 2, accumulation_steps: int = 4, updates: int = 3) -> AllReduceCounts:
     """One launch of D processes measuring both settings, ``no_sync`` on and off (course: MB-7)."""
-    from gastudy.course.demos.ddp import count_allreduces_worker
-    from gastudy.parallel.launch import run_local
+    from gastudy.course.demos.ddp import count_allreduces_worker, run_on_replicas
 
-    ranks = run_local(count_allreduces_worker, replicas, [(accumulation_steps, True), (accumulation_steps, False)],
-                      updates=updates, timeout=120)
+    ranks = run_on_replicas(count_allreduces_worker, replicas, [(accumulation_steps, True), (accumulation_steps, False)],
+                            updates=updates)
     on, off = ranks[0]
     return AllReduceCounts(replicas, accumulation_steps, on, off)
 

@@ -4,8 +4,8 @@ The labs of ``notebooks/10_verify_and_record.ipynb``:
 
 - :class:`VerifyLab`: the one-update verifier on the learner's configuration — model, m, A,
   D, precision, normalization. D = 1 runs :func:`gastudy.check.verify.verify_one_update`; D > 1
-  launches D local processes (gloo) with :func:`gastudy.parallel.launch.run_local` and
-  :func:`gastudy.check.replicas.verify_on_replicas`.
+  runs :func:`gastudy.check.replicas.verify_replicas_worker` on the course's warm pool of D
+  local processes (:func:`gastudy.course.demos.ddp.warm_pool`).
 - :class:`RecordLab`: a short real training run (:func:`gastudy.run.train.train`) whose run record
   gets the observed memory peak, is shown, and is saved under the stage it belongs to
   (preparation, trial, accepted), then read back.
@@ -50,10 +50,14 @@ def verify(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: in
     """
     if replicas == 1:
         return verify_one_update(model, micro_batch, accumulation_steps, precision, normalization, seed=seed)
-    from gastudy.check.replicas import verify_on_replicas
+    from gastudy.check.replicas import check_replica_settings, verify_replicas_worker
+    from gastudy.course.demos.ddp import run_on_replicas
 
-    return verify_on_replicas(replicas, model, micro_batch, accumulation_steps, precision, normalization,
-                              seed=seed, timeout_s=30)["report"]
+    check_replica_settings(replicas, micro_batch, accumulation_steps, precision, normalization)
+    ranks = run_on_replicas(verify_replicas_worker, replicas, model=model, micro_batch=micro_batch,
+                            accumulation_steps=accumulation_steps, precision=precision,
+                            normalization=normalization, seed=seed)
+    return ranks[0]["report"]
 
 
 class VerifyLab(Lab):

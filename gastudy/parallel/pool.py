@@ -1,0 +1,195 @@
+"""A warm pool of local worker processes in one process group (course: MB-7).
+
+:func:`gastudy.parallel.launch.run_local` starts fresh processes for every call: right for a
+command, too slow for a widget that answers a slider (each start pays for ``import torch`` and
+the rendezvous, 5-15 s on two cores). :class:`WorkerPool` starts D processes once, joins them
+into one gloo process group for the pool's whole life, and runs any importable function on
+every rank through queues::
+
+    with WorkerPool(2) as pool:
+        ranks = pool.run(compare_denominators_worker, accumulation_steps=4)   # [rank 0, rank 1]
+
+Each call is what ``run_local`` does for one function, minus the start: the function runs
+inside the initialized group on every rank and the per-rank return values come back in rank
+order. A function that raises on any rank raises :class:`~gastudy.parallel.launch.WorkerError`
+with that rank's traceback; the pool is then closed (its group may be stuck in a collective)
+and the next :meth:`WorkerPool.run` starts a fresh one. Workers leave with their parent: they
+are daemonic, and each watches its parent's pid and exits if the parent is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from gastudy.core.plan import check_positive_int
+from gastudy.parallel.launch import (
+    LaunchTimeout,
+    RankFailure,
+    WorkerError,
+    check_importable,
+    free_port,
+)
+
+START_TIMEOUT_S = 120.0
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        if os.getppid() != parent:
+            os._exit(1)
+        time.sleep(1.0)
+
+
+def _pool_worker(rank: int, nprocs: int, port: int, pg_timeout: float, parent: int, tasks, results) -> None:
+    """Body of one pooled worker: join the group once, then run tasks until told to stop."""
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.path.isdir("/sys/class/net/lo"):
+        os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback only: never touch the network
+    import torch
+    import torch.distributed as dist
+
+    torch.set_num_threads(1)
+    try:
+        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=nprocs,
+                                timeout=timedelta(seconds=pg_timeout))
+        results.put((rank, -1, "ok", "ready"))
+    except BaseException as e:  # noqa: BLE001 - reported to the parent
+        results.put((rank, -1, "error", RankFailure(type(e).__name__, str(e), traceback.format_exc())))
+        os._exit(1)
+    while True:
+        task = tasks.get()
+        if task is None:
+            break
+        number, fn, args, kwargs = task
+        try:
+            value = fn(*args, **kwargs)
+            results.put((rank, number, "ok", value))
+        except BaseException as e:  # noqa: BLE001 - every failure goes back to the caller
+            results.put((rank, number, "error", RankFailure(type(e).__name__, str(e), traceback.format_exc())))
+            time.sleep(0.5)  # let the queue's feeder thread send it
+            os._exit(1)  # peers may be inside a collective with us: the pool is over
+    with contextlib.suppress(BaseException):
+        dist.barrier()
+        dist.destroy_process_group()
+    os._exit(0)
+
+
+class WorkerPool:
+    """``nprocs`` persistent local processes in one gloo process group (course: MB-7).
+
+    ``pg_timeout`` (seconds) bounds every collective; ``timeout`` (seconds) bounds one
+    :meth:`run`. Raises ``ValueError`` for ``nprocs`` < 1. Start-up (``import torch`` and the
+    rendezvous) happens on the first :meth:`run` or :meth:`start`.
+    """
+
+    def __init__(self, nprocs: int, *, pg_timeout: float = 30.0, timeout: float = 120.0):
+        self.nprocs = check_positive_int("nprocs", nprocs)
+        self.pg_timeout, self.timeout = float(pg_timeout), float(timeout)
+        self._procs: list[Any] = []
+        self._tasks: list[Any] = []
+        self._results: Any = None
+        self._number = 0
+
+    @property
+    def running(self) -> bool:
+        return bool(self._procs) and all(p.is_alive() for p in self._procs)
+
+    def start(self) -> WorkerPool:
+        """Start the workers and wait until every rank has joined the group (idempotent)."""
+        if self.running:
+            return self
+        self.close()
+        import torch.multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        self._results = ctx.Queue()
+        self._tasks = [ctx.Queue() for _ in range(self.nprocs)]
+        port = free_port()
+        self._procs = [ctx.Process(target=_pool_worker, daemon=True, name=f"gastudy-pool-{rank}",
+                                   args=(rank, self.nprocs, port, self.pg_timeout, os.getpid(), self._tasks[rank],
+                                         self._results))
+                       for rank in range(self.nprocs)]
+        for p in self._procs:
+            p.start()
+        self._collect(-1, START_TIMEOUT_S)
+        return self
+
+    def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> list[Any]:
+        """Run ``fn(*args, **kwargs)`` on every rank inside the group; the return values by rank.
+
+        ``fn`` must be importable by name (a module-level function of an importable module)
+        and return picklable data. Raises :class:`~gastudy.parallel.launch.WorkerError` when a
+        rank raises or dies, :class:`~gastudy.parallel.launch.LaunchTimeout` after ``timeout``
+        seconds; either way the pool is closed and the next call starts a fresh one.
+        """
+        check_importable(fn)
+        self.start()
+        self._number += 1
+        for q in self._tasks:
+            q.put((self._number, fn, args, kwargs))
+        return self._collect(self._number, self.timeout)
+
+    def _collect(self, number: int, timeout: float) -> list[Any]:
+        values: dict[int, Any] = {}
+        failures: dict[int, RankFailure] = {}
+        deadline = first_failure = time.monotonic() + timeout
+        while len(values) + len(failures) < self.nprocs:
+            if failures and time.monotonic() > min(deadline, first_failure + 5.0):
+                break  # the others are stuck waiting for the failed rank
+            if time.monotonic() > deadline:
+                self.close()
+                raise LaunchTimeout(f"the worker pool did not answer within {timeout:.0f} s; it was stopped",
+                                    None)
+            try:
+                rank, got, status, value = self._results.get(timeout=0.2)
+            except queue.Empty:
+                for rank, p in enumerate(self._procs):
+                    if not p.is_alive() and rank not in values and rank not in failures:
+                        failures[rank] = RankFailure("ProcessDied", f"exit code {p.exitcode}", "")
+                        first_failure = time.monotonic()
+                continue
+            if got != number:
+                continue
+            if status == "ok":
+                values[rank] = value
+            else:
+                failures[rank] = value
+                first_failure = time.monotonic()
+        if failures:
+            self.close()
+            rank = min(failures)
+            lines = [f"rank {r}: {f.type}: {f.message}" for r, f in sorted(failures.items())]
+            raise WorkerError(f"{len(failures)} of {self.nprocs} pooled worker(s) failed:\n" + "\n".join(lines)
+                              + f"\n--- traceback of rank {rank} ---\n{failures[rank].traceback}", rank, failures, None)
+        return [values[r] for r in range(self.nprocs)]
+
+    def close(self) -> None:
+        """Stop the workers (a clean leave when they are idle, killed after 5 s otherwise)."""
+        for q in self._tasks:
+            with contextlib.suppress(Exception):
+                q.put(None)
+        for p in self._procs:
+            p.join(5)
+        for p in self._procs:
+            if p.is_alive():
+                p.kill()
+                p.join(5)
+        self._procs, self._tasks = [], []
+
+    def __enter__(self) -> WorkerPool:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # pragma: no cover - interpreter shutdown
+        with contextlib.suppress(Exception):
+            self.close()
