@@ -43,7 +43,7 @@ def test_double_division_fires_with_ratio_A(A):
     assert v.evidence["k"] == pytest.approx(A, rel=1e-9)  # float64: exact
     assert v.evidence["loss_ratio"] == pytest.approx(A, rel=1e-6)  # the logged loss (float32) is A× too small
     assert v.evidence["uniform"]
-    assert str(v).startswith(f"✗ double division: the gradient is {A:.2f}× smaller than the big-batch gradient (A = {A})")
+    assert str(v).startswith(f"⚠ double division: the gradient is {A:.2f}× smaller than the big-batch gradient (A = {A})")
     assert "num_items" in str(v)
 
 

@@ -70,7 +70,9 @@ class Verdict:
     evidence: dict[str, Any] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        return f"{'✗' if self.fired else '✓'} {self.symptom}: {self.message}"
+        # ⚠ a finding (the symptom is there), not ✗ a failed check: a detector that fires on a
+        # deliberately wrong loop is doing its job.
+        return f"{'⚠' if self.fired else '✓'} {self.symptom}: {self.message}"
 
 
 def default_optimizer(model: nn.Module) -> torch.optim.Optimizer:

@@ -179,12 +179,15 @@ class LayerDiagramLab(Lab):
         draw_layers(result, top)
         ks = list(range(1, result.layers + 1))
         bottom.bar(ks, [b / 1024 for b in result.saved_plain], color="0.8", label="without checkpointing")
-        bottom.bar(ks, [b / 1024 for b in result.saved_by_layer],
-                   color=["C3" if on else "C0" for on in result.selection], label="with every_n_layers")
+        for on, color, label in ((True, "C3", "checkpointed: keeps its input only"),
+                                 (False, "C0", "not checkpointed: keeps everything")):
+            picked = [(k, b) for k, b, sel in zip(ks, result.saved_by_layer, result.selection) if sel == on]
+            if picked:
+                bottom.bar([k for k, _ in picked], [b / 1024 for _, b in picked], color=color, label=label)
         bottom.set_xticks(ks, [f"L{k}" for k in ks])
         bottom.set_ylabel("KiB kept for backward")
-        bottom.set_ylim(0, 1.35 * max(result.saved_plain) / 1024)
-        bottom.legend(fontsize=8, loc="upper center", ncol=2)
+        bottom.set_ylim(0, 1.5 * max(result.saved_plain) / 1024)
+        bottom.legend(fontsize=8, loc="upper center", ncol=3)
         show_figure(fig)
 
 

@@ -118,7 +118,7 @@ class EffectiveBatchLab(Lab):
         tp, pp = p.tensor_parallel, p.pipeline_parallel
         for rep in range(p.replicas):
             x0 = rep * 1.5
-            ax.add_patch(Rectangle((x0, 0), 1.2, 1.2, fill=False, lw=2, ec="tab:blue"))
+            ax.add_patch(Rectangle((x0, 0), 1.2, 1.2, fill=False, lw=2, ec="tab:blue", clip_on=False))
             for i in range(tp):
                 for j in range(pp):
                     ax.add_patch(
@@ -138,7 +138,7 @@ class EffectiveBatchLab(Lab):
                 fontsize=8,
             )
         ax.set_xlim(-0.2, p.replicas * 1.5)
-        ax.set_ylim(0, 1.8)
+        ax.set_ylim(-0.1, 1.8)  # room below the boxes' bottom edge
         ax.axis("off")
         ax.set_title(
             f"{p.devices} devices (grey) = D {p.replicas} × tensor {tp} × pipeline {pp}; "
