@@ -6,6 +6,10 @@ its ``result`` is checked against the measured claims the notebooks make.
 
 from __future__ import annotations
 
+import html
+import re
+from pathlib import Path
+
 import pytest
 
 from gastudy.core.plan import BatchPlan
@@ -46,7 +50,9 @@ from gastudy.course.labs.updates import (
     StepDiagramLab,
     ZeroGradLab,
 )
-from gastudy.course.widgets import show_table
+from gastudy.course.widgets import format_table, show_table
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 # ------------------------------------------------------------------ 00
 
@@ -74,7 +80,128 @@ def test_environment_and_table(capsys):
     assert env["torch threads"] >= 1 and isinstance(env["cuda available"], bool)
     text = show_table([{"a": 1, "b": 0.123456}, {"a": 22, "b": "x"}])
     assert "0.1235" in text and text.splitlines()[0].split() == ["a", "b"]
+    assert capsys.readouterr().out == text + "\n"  # no IPython here: the text table is printed
     assert show_table([]) == "(no rows)"
+
+
+def _cells(html_text: str) -> list[list[str]]:
+    """The ``<td>`` texts of every ``<tr>`` of an HTML table, in order."""
+    return [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr[^>]*>(.*?)</tr>", html_text)]
+
+
+def test_table_html_one_format_per_column_and_units():
+    rows = [{"run": "a", "loss": 2.27, "items": 12288, "gap": 1e-12},
+            {"run": "b", "loss": 2.343, "items": 5, "gap": 0.3},
+            {"run": "c", "loss": 2.5030503273010254, "items": 1536, "gap": 0.0}]
+    table = format_table(rows, units={"loss": "nats"})
+    assert table.html.count("<tr") == 1 + len(rows) and "<details" not in table.html
+    assert table.html.count("<th ") == 4 and "loss (nats)" in table.html
+    body = _cells(table.html)[1:]
+    assert [r[1] for r in body] == ["2.270", "2.343", "2.503"]  # one number of decimals, 4 digits
+    assert [r[2] for r in body] == ["12,288", "5", "1,536"]  # integers with thousands separators
+    assert [r[3] for r in body] == ["1.000e-12", "3.000e-01", "0.000e+00"]  # too wide a range: all scientific
+    assert 'style="text-align:right' in table.html and 'style="text-align:left' in table.html
+    assert table.html.startswith('<div class="gastudy-table" style="overflow-x:auto')  # scrolls, never wraps rows
+    lines = str(table).splitlines()  # the text has the same cells, numbers right-aligned
+    assert lines[0].split() == ["run", "loss", "(nats)", "items", "gap"]
+    assert lines[2].endswith("2.270  12,288  1.000e-12") and lines[3].endswith("2.343       5  3.000e-01")
+    assert format_table([]).html == "<p><i>(no rows)</i></p>"
+
+
+def test_long_table_collapses_to_key_rows():
+    rows = [{"step": i, "value": i / 3} for i in range(16)]
+    table = format_table(rows)
+    key, full = table.html.split("<details>")
+    assert "<summary>all 16 rows</summary>" in full
+    assert [r[0] for r in _cells(key)[1:]] == ["0", "1", "2", "⋯ 10 rows", "13", "14", "15"]
+    assert len(_cells(full)) == 1 + 16 and len(str(table).splitlines()) == 2 + 16  # the text keeps every row
+    marked = format_table(rows, highlight=lambda r: r["step"] in (4, 9))
+    assert [r[0] for r in _cells(marked.html.split("<details>")[0])[1:]] == ["⋯ 4 rows", "4", "⋯ 4 rows", "9",
+                                                                         "⋯ 6 rows"]
+    assert marked.html.count('<tr style="font-weight:bold">') == 2  # emphasized in the full table
+    assert format_table(rows, highlight=[0, -1]).html.split("<details>")[0].count("<td") == 2 * 2 + 1
+    assert "<details>" not in format_table(rows, max_rows=None).html
+
+
+def test_show_table_displays_html_once_in_a_notebook(monkeypatch, capsys):
+    import IPython
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    monkeypatch.setattr(IPython.display, "display", lambda data, raw=False: shown.append(data))
+    table = show_table([{"a": 1.5, "b": "x"}])
+    assert len(shown) == 1 and shown[0]["text/html"] == table.html and shown[0]["text/plain"] == table
+    assert capsys.readouterr().out == ""  # nothing printed besides the HTML
+    table._ipython_display_()  # a cell ending with show_table(...) shows nothing more
+    assert len(shown) == 1
+    format_table([{"a": 1}])._ipython_display_()  # a table not shown yet shows itself
+    assert len(shown) == 2
+
+
+def test_section_map_and_glossary_are_whole_html_tables(monkeypatch):
+    import gastudy.course.widgets as widgets
+    from gastudy.course.labs.start import show_glossary
+
+    shown = []
+    monkeypatch.setattr(widgets, "show_html", lambda html_text, text: shown.append(html_text))
+    lab = SectionMapLab()
+    lab.render(lab.result)
+    assert "<details" not in shown[-1] and shown[-1].count("<tr") == 1 + 22
+    text = show_glossary()
+    assert "<details" not in shown[-1] and shown[-1].count("<tr") == 1 + len(GLOSSARY)
+    for term, (meaning, _) in GLOSSARY.items():
+        assert shown[-1].count(f">{html.escape(term)}</td>") == 1 and html.escape(meaning) in shown[-1]
+        assert term in text
+
+
+def _run_cells_in_ipython(*sources: str):
+    """Run cell sources in a real (non-kernel) IPython shell; return what was displayed and printed.
+
+    The shell is removed afterwards, and what it changed in the process is put back (``__main__``,
+    the builtins it adds), so later tests run without IPython as before.
+    """
+    import builtins
+    import sys
+
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    main, names, hook = sys.modules["__main__"], set(vars(builtins)), sys.displayhook
+    shell = InteractiveShell.instance(config=config)
+    try:
+        with capture_output() as captured:
+            for source in sources:
+                shell.run_cell(source).raise_error()
+        return captured.outputs, captured.stdout
+    finally:
+        InteractiveShell.clear_instance()
+        sys.modules["__main__"], sys.displayhook = main, hook
+        for name in set(vars(builtins)) - names:
+            delattr(builtins, name)
+
+
+def test_chapter_00_glossary_and_exercise_cells_show_once():
+    """The glossary and exercise cells of 00, run as a notebook runs them: one HTML output each,
+    no escaped string of the glossary, no bare ``False``."""
+    import nbformat
+
+    nb = nbformat.read(NOTEBOOKS / "00_start_here.ipynb", as_version=4)
+    cells = {c.id: c.source for c in nb.cells}
+    outputs, printed = _run_cells_in_ipython("from gastudy.course.labs.start import show_glossary",
+                                             cells["nb00-10"])
+    assert [("<table" in o.data.get("text/html", "")) for o in outputs] == [True]
+    # neither printed text nor the string as the cell's value (a plain shell still writes the prompt)
+    assert re.sub(r"Out\[\d+\]: ", "", printed).strip() == ""
+    html_text = outputs[0].data["text/html"]
+    assert all(html_text.count(f">{html.escape(t)}</td>") == 1 for t in GLOSSARY)
+    outputs, printed = _run_cells_in_ipython("from gastudy.course.exercises import check_exercise",
+                                             cells["nb00-15"])
+    assert len(outputs) == 1 and "not attempted yet" in outputs[0].data["text/html"]
+    assert re.sub(r"Out\[\d+\]: ", "", printed).strip() == "" and "False" not in outputs[0].data["text/plain"]
 
 
 # ------------------------------------------------------------------ 01
@@ -344,15 +471,21 @@ KEYS = ["01.1", "01.2", "02.1", "02.2", "03.1", "03.2", "03.3", "04.1", "04.2", 
 
 @pytest.mark.parametrize("key", KEYS)
 def test_solutions_pass_their_checkers(key, capsys):
-    assert check_exercise(key, None) is False
+    assert check_exercise(key, None).ok is False
     assert "not attempted" in capsys.readouterr().out
     namespace: dict = {}
     exec(solution_path(key).read_text(encoding="utf-8"), namespace)
-    assert check_exercise(key, namespace["answer"]) is True
+    assert check_exercise(key, namespace["answer"]).ok is True
     assert "answer" in show_solution(key)
 
 
 def test_chapter_00_exercise(capsys):
+    untried = check_exercise("00.1", None)
+    assert not untried and untried == False and not untried.attempted  # noqa: E712 - compares like a bool
+    assert "not attempted yet — write your answer above" in capsys.readouterr().out
+    assert "not attempted yet" in untried.to_html() and "False" not in untried.to_html()
+    right = check_exercise("00.1", "04_accumulation_group.ipynb")
+    assert right and right == True and right.attempted and "✓ right" in right.text  # noqa: E712
     assert check_exercise("00.1", "04_accumulation_group.ipynb")
     assert not check_exercise("00.1", "01_microbatch_backward_update")
     assert not check_exercise("00.1", 4)
@@ -378,7 +511,7 @@ def test_chapter_00_exercise(capsys):
     ],
 )
 def test_wrong_answers_get_specific_feedback(key, answer, says, capsys):
-    assert check_exercise(key, answer) is False
+    assert check_exercise(key, answer).ok is False
     assert says in capsys.readouterr().out
 
 

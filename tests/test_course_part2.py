@@ -85,11 +85,11 @@ def test_steady_timing_restores_threads():
 
 
 def test_ch07_exercises(capsys):
-    assert check_exercise("07.1", None) is False
-    assert check_exercise("07.1", math.ceil(1000 / 48)) is True
-    assert check_exercise("07.1", 1000 // 48) is False
+    assert check_exercise("07.1", None).ok is False
+    assert check_exercise("07.1", math.ceil(1000 / 48)).ok is True
+    assert check_exercise("07.1", 1000 // 48).ok is False
     assert "drops the short last group" in capsys.readouterr().out
-    assert check_exercise("07.3", 20) is True and check_exercise("07.3", 10) is False
+    assert check_exercise("07.3", 20).ok is True and check_exercise("07.3", 10).ok is False
 
 
 # ----------------------------------------------------------------------------- 06 (MB-7): real processes
@@ -199,7 +199,10 @@ def test_offload_on_gpu_moves_the_inputs():
 # ----------------------------------------------------------------------------- 09 (MB-9)
 
 
-def test_timeline_lab_phases_and_optimizer_state():
+def test_timeline_lab_phases_and_optimizer_state(monkeypatch):
+    import dataclasses
+
+    import gastudy.course.widgets as widgets
     from gastudy.course.labs.memory_lab import TimelineLab, first_update_row
 
     lab = TimelineLab(micro_batch=2, accumulation_steps=1, groups=2)
@@ -212,6 +215,15 @@ def test_timeline_lab_phases_and_optimizer_state():
     assert all(r.optimizer_bytes == 0 for r in tl.rows[:u])
     assert tl.rows[u].optimizer_bytes == pytest.approx(2 * weights, rel=1e-3)  # AdamW: two moments
     assert tl.rows[2].grad_bytes == weights and tl.rows[1].saved_bytes > 0
+    shown = []
+    monkeypatch.setattr(widgets, "show_html", lambda html_text, text: shown.append(html_text))
+    lab.render(tl)  # the table: MiB in the headers, the key rows in bold
+    assert "peak − start (MiB)" in shown[-1] and shown[-1].count("<tr") == 1 + len(tl.rows)
+    assert shown[-1].count('<tr style="font-weight:bold">') >= 3 and "<details>" not in shown[-1]
+    lab.render(dataclasses.replace(tl, rows=tl.rows + tl.rows[1:] + tl.rows[1:4]))  # 16 readings
+    assert "<summary>all 16 rows</summary>" in shown[-1]
+    assert ">update 1</td>" in shown[-1].split("<details>")[0]  # a key row, shown before "all 16 rows"
+    monkeypatch.undo()
     lab.controls["optimizer"].value = "sgd"
     assert all(r.optimizer_bytes == 0 for r in lab.result.rows)
 
@@ -360,20 +372,20 @@ def _solution(key: str):
 
 @pytest.mark.parametrize("key", ["07.1", "07.3", "08.1", "08.2", "09.1", "10.2", "11.1", "11.2", "12.1", "12.2"])
 def test_solutions_pass_their_checkers(key):
-    assert check_exercise(key, _solution(key)) is True
+    assert check_exercise(key, _solution(key)).ok is True
 
 
 def test_checkers_explain_wrong_answers(capsys):
-    assert check_exercise("08.1", [0, 3, 6, 9]) is False
+    assert check_exercise("08.1", [0, 3, 6, 9]).ok is False
     assert "0-based" in capsys.readouterr().out
-    assert check_exercise("09.1", [1, 2, 3, 4, 6, 8, 12, 16, 24, 48]) is False
+    assert check_exercise("09.1", [1, 2, 3, 4, 6, 8, 12, 16, 24, 48]).ok is False
     assert "ignores D" in capsys.readouterr().out
     from gastudy.check.pitfalls import forget_zero_grad
 
-    assert check_exercise("11.1", forget_zero_grad) is False
+    assert check_exercise("11.1", forget_zero_grad).ok is False
     assert "ineffective accumulation" in capsys.readouterr().out
-    assert check_exercise("11.1", lambda *a: 1 / 0) is False
+    assert check_exercise("11.1", lambda *a: 1 / 0).ok is False
     assert "ZeroDivisionError" in capsys.readouterr().out
-    assert check_exercise("12.1", "nonsense") is False
+    assert check_exercise("12.1", "nonsense").ok is False
     for key in ["06.1", "06.2", "07.2", "09.2", "10.1", "10.2", "11.2", "12.2"]:
-        assert check_exercise(key, None) is False
+        assert check_exercise(key, None).ok is False

@@ -71,6 +71,30 @@ def test_start_here_lists_every_section():
     assert not missing_nb, f"00_start_here does not name chapters {missing_nb}"
 
 
+def test_start_here_shows_the_section_map_once():
+    """The section map (section → title → chapter) is the live ``SectionMapLab``, shown once: the
+    markdown lists the chapters with the sections each teaches, not the same map a second time."""
+    nb = nbformat.read(NOTEBOOK_DIR / "00_start_here.ipynb", as_version=4)
+    map_rows = [line for c in nb.cells if c.cell_type == "markdown" for line in c.source.splitlines()
+                if re.match(r"\|\s*(GA|CK|MB)-\d+\s*\|", line)]
+    assert map_rows == [], f"00_start_here repeats the section map in markdown: {map_rows[:2]} …"
+    labs = [c for c in nb.cells if c.cell_type == "code" and "SectionMapLab()" in c.source]
+    assert len(labs) == 1, f"00_start_here shows the section map lab {len(labs)} times"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
+def test_no_cell_ends_with_a_stray_value(path: Path):
+    """A cell's last expression is displayed: ``torch.manual_seed(0)`` as the last line shows a
+    ``<torch._C.Generator at 0x…>`` the learner has no use for."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        lines = cell.source.rstrip().splitlines() if cell.cell_type == "code" else []
+        assert not (lines and re.match(r"torch\.(manual_seed|random\.manual_seed)\(", lines[-1])), (
+            f"{path.name} cell {i}: ends with {lines[-1]!r}, which displays the generator "
+            f"(write `_ = {lines[-1]}`)"
+        )
+
+
 @pytest.mark.parametrize("section", list(SECTIONS))
 def test_section_is_named_in_its_notebooks_first_cell(section: str):
     path = NOTEBOOK_DIR / f"{SECTIONS[section][1]}.ipynb"

@@ -111,3 +111,16 @@ def test_cuda_timing_with_offload():
     runs = compare_checkpointing((None, 1), offload=True, device="cuda", micro_batch=2, accumulation_steps=2, **FAST)
     assert runs[1].offload and runs[1].saved_bytes < runs[0].saved_bytes
     assert all(r.peak_bytes > 0 for r in runs)
+
+
+def test_progress_is_reported_from_zero_towards_one():
+    from gastudy.memory.timing import compare_layouts
+
+    seen = []
+    compare_layouts(((2, 2), (4, 1)), repeats=2, warmup=0, seq_len=8,
+                    model_kwargs={"hidden": 16, "layers": 1, "heads": 2},
+                    progress=lambda f, note: seen.append((round(f, 3), note)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] < 1.0
+    assert [n for _, n in seen] == ["preparing 1 of 2", "preparing 2 of 2", "timing, round 1 of 2",
+                                    "timing, round 2 of 2"]

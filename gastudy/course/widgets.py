@@ -11,7 +11,10 @@ Changing any control recomputes. Tests drive a lab headless::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import html
+import math
+import numbers
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 
@@ -54,16 +57,16 @@ class Lab:
 
         While it computes, the controls are disabled and the busy row says so ("measuring…"
         and a progress bar that :meth:`report_progress` can advance); the previous drawing
-        stays until the new one replaces it. An error is shown in the lab's output, and the
-        controls come back either way.
+        stays until the new one replaces it. In a kernel an error is shown in the lab's output
+        (outside one it propagates), and the controls come back either way.
         """
         from IPython.display import clear_output
 
         self._set_busy(True)
         try:
-            self.result = self.compute(**self.values)
-            with self.output:
+            with self.output:  # in a kernel, an error shows here instead of vanishing into a log
                 clear_output(wait=True)
+                self.result = self.compute(**self.values)
                 self.render(self.result)
         finally:
             self._set_busy(False)
@@ -88,9 +91,20 @@ class Lab:
         import ipywidgets as widgets
 
         header = [widgets.HTML(f"<b>{self.title}</b>")] if self.title else []
+        notes = []
+        for control in self.controls.values():
+            style = getattr(control, "style", None)
+            if style is not None and hasattr(style, "description_width"):
+                style.description_width = "initial"  # the whole label, never "D (proces…"
+            options = getattr(control, "options", None)
+            if options is not None and len(options) <= 1:
+                # A choice with one option does nothing here: hide it and say why.
+                control.layout.display = "none"
+                notes.append(f"{control.description}: only <code>{control.value}</code> applies on this machine")
         controls = widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
         controls.add_class("gastudy-controls")
-        box = widgets.VBox([*header, controls, self.busy, self.output])
+        note = [widgets.HTML("<small>" + "; ".join(notes) + "</small>")] if notes else []
+        box = widgets.VBox([*header, controls, *note, self.busy, self.output])
         box.add_class("gastudy-lab")
         return box
 
@@ -100,27 +114,215 @@ class Lab:
         display(self.widget())
 
 
-def show_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """Print (and return) ``rows`` as an aligned text table; floats with 4 significant digits.
-    Course: every lab's tables and plots."""
-    if not rows:
-        print("(no rows)")
-        return "(no rows)"
-    columns = list(columns or rows[0])
+# ----------------------------------------------------------------------------- tables
+# One place decides how a table looks: `format_table` chooses one format per column
+# (`column_format`) and renders the same cells twice, as aligned text and as HTML.
+_BLANKS = ("", "—", "–", "-", "n/a")  # cells that do not make a numeric column a text column
+_KEY_HEAD, _KEY_TAIL = 3, 3  # rows shown from the top and the bottom of a collapsed table
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def column_format(values: Sequence[Any], digits: int = 4) -> Callable[[Any], str]:
+    """One formatter for a whole column, chosen from the column's numbers (every lab's tables).
+
+    Integers get thousands separators (``12,288``). Floats get one fixed number of decimals
+    for the whole column, so that the largest value has ``digits`` significant digits
+    (``2.270``, ``2.343``, ``2.503``); when the column spans too many orders of magnitude for
+    that (a gap of ``1e-12`` next to ``0.3``) or is very large or very small, the whole column
+    is written in scientific notation with ``digits`` significant digits. Anything that is not
+    a number (text, bools, lists, ``None``) is written with ``str``.
+    """
+    nums = [v for v in values if _is_number(v)]
+    if all(isinstance(v, numbers.Integral) for v in nums):
+        def number(v: Any) -> str:
+            return f"{int(v):,}"
+    else:
+        sizes = [abs(float(v)) for v in nums if math.isfinite(v) and v != 0]
+        top = math.floor(math.log10(max(sizes))) if sizes else 0
+        low = math.floor(math.log10(min(sizes))) if sizes else 0
+        if top >= 6 or top < -3 or top - low > max(digits - 2, 0):
+            spec = f".{max(digits - 1, 0)}e"
+        else:
+            spec = f",.{max(digits - 1 - top, 0)}f"
+
+        def number(v: Any) -> str:
+            return format(float(v), spec)
 
     def fmt(v: Any) -> str:
-        return f"{v:.4g}" if isinstance(v, float) else str(v)
+        if v is None:
+            return ""
+        return number(v) if _is_number(v) else str(v)
 
-    cells = [[fmt(r.get(c, "")) for c in columns] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    lines = [
-        "  ".join(c.ljust(w) for c, w in zip(columns, widths)),
-        "  ".join("-" * w for w in widths),
-    ]
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
-    text = "\n".join(lines)
-    print(text)
+    return fmt
+
+
+class TableText(str):
+    """What :func:`show_table` returns: the table as aligned plain text (a ``str``), with its
+    HTML rendering in :attr:`html`.
+
+    A notebook cell that *ends* with ``show_table(...)`` shows the table once: show_table has
+    already displayed it, so the returned value displays nothing more (a plain ``str`` would
+    be shown a second time, as one escaped line full of ``\\n``). Course: every lab's tables.
+    """
+
+    html: str = ""
+    displayed: bool = False
+
+    def _ipython_display_(self) -> None:
+        if not self.displayed:
+            show_html(self.html, str(self))
+            self.displayed = True
+
+
+def format_table(
+    rows: Sequence[dict[str, Any]],
+    columns: Sequence[str] | None = None,
+    *,
+    units: dict[str, str] | None = None,
+    highlight: Callable[[dict[str, Any]], bool] | Iterable[int] | None = None,
+    max_rows: int | None = 10,
+    digits: int = 4,
+) -> TableText:
+    """``rows`` as a :class:`TableText`: aligned text, and HTML in ``.html`` (nothing is shown).
+
+    Args:
+        rows: one dict per row; the keys of the first row are the columns unless ``columns``
+            names them (a missing key is an empty cell).
+        units: column → unit, written in the header (``peak (MiB)``), never in the cells.
+        highlight: the key rows — a predicate on a row, or row indices (negative ones count
+            from the end). They are emphasized, and they are what a collapsed table shows.
+        max_rows: a table with more rows is collapsed in HTML: the key rows (by default the
+            first and last few), then the whole table behind ``<details>`` ("all N rows").
+            ``None`` never collapses. The text always has every row.
+        digits: significant digits of floats (one format per column, see :func:`column_format`).
+
+    Numbers are right-aligned; a column is numeric when its cells are numbers or blanks.
+    Course: every lab's tables.
+    """
+    if not rows:
+        text = TableText("(no rows)")
+        text.html = "<p><i>(no rows)</i></p>"
+        return text
+    columns = list(columns or rows[0])
+    units = units or {}
+    headers = [f"{c} ({units[c]})" if units.get(c) else c for c in columns]
+    cells: list[list[str]] = [[] for _ in rows]
+    numeric: list[bool] = []
+    for c in columns:
+        values = [r.get(c) for r in rows]
+        fmt = column_format(values, digits)
+        for row_cells, v in zip(cells, values):
+            row_cells.append(fmt(v))
+        numeric.append(any(_is_number(v) for v in values)
+                       and all(_is_number(v) or v is None or (isinstance(v, str) and v in _BLANKS) for v in values))
+    n = len(rows)
+    if highlight is None:
+        marked: set[int] = set()
+    elif callable(highlight):
+        marked = {i for i, r in enumerate(rows) if highlight(r)}
+    else:
+        marked = {i % n for i in highlight if -n <= i < n}
+    text = TableText(_text_table(headers, cells, numeric))
+    if max_rows is not None and n > max_rows:
+        key = sorted(marked) or sorted({*range(min(_KEY_HEAD, n)), *range(max(n - _KEY_TAIL, 0), n)})
+        body = (_html_table(headers, cells, numeric, key, set(), gaps=True)
+                + f"<details><summary>all {n} rows</summary>"
+                + _html_table(headers, cells, numeric, range(n), marked) + "</details>")
+    else:
+        body = _html_table(headers, cells, numeric, range(n), marked)
+    text.html = f'<div class="gastudy-table" style="{_WRAP_CSS}">{body}</div>'
     return text
+
+
+def show_table(
+    rows: Sequence[dict[str, Any]],
+    columns: Sequence[str] | None = None,
+    *,
+    units: dict[str, str] | None = None,
+    highlight: Callable[[dict[str, Any]], bool] | Iterable[int] | None = None,
+    max_rows: int | None = 10,
+    digits: int = 4,
+) -> TableText:
+    """Show ``rows`` as a table and return its plain text (a :class:`TableText`).
+
+    In a notebook (IPython running) the table is displayed as HTML — numbers right-aligned with
+    one format per column, units in the headers, a horizontal scroll bar instead of wrapped
+    rows, a long table collapsed to its key rows with the full table behind "all N rows".
+    Anywhere else the aligned text is printed. Arguments: see :func:`format_table`.
+    Course: every lab's tables and plots.
+    """
+    table = format_table(rows, columns, units=units, highlight=highlight, max_rows=max_rows,
+                         digits=digits)
+    show_html(table.html, str(table))
+    table.displayed = True
+    return table
+
+
+def show_html(html_text: str, text: str) -> None:
+    """Display ``html_text`` in a notebook (with ``text`` as its plain-text alternative), or
+    print ``text`` when no IPython is running (scripts, tests). Course: tables, exercise feedback.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - the course extra installs IPython
+        get_ipython = None
+    if get_ipython is None or get_ipython() is None:
+        print(text)
+        return
+    from IPython.display import display
+
+    display({"text/html": html_text, "text/plain": text}, raw=True)
+
+
+# Inline styles only (they survive every renderer: JupyterLab, the static site, VS Code); the
+# inherited ones sit on the table, the alignment on each cell. Padding and rules come from the host.
+_WRAP_CSS = "overflow-x:auto;max-width:100%;margin:.3em 0"
+_TABLE_CSS = "margin:0;font-variant-numeric:tabular-nums;overflow-wrap:normal;word-break:normal"
+_SHORT_TEXT = 30  # a text column whose cells are all this short never wraps
+
+
+def _text_table(headers: list[str], cells: list[list[str]], numeric: list[bool]) -> str:
+    widths = [max(len(h), *(len(row[i]) for row in cells)) for i, h in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(values, widths, numeric)).rstrip()
+
+    return "\n".join([line(headers), "  ".join("-" * w for w in widths),
+                      *(line(row) for row in cells)])
+
+
+def _html_table(headers: list[str], cells: list[list[str]], numeric: list[bool],
+                indices: Iterable[int], marked: set[int], gaps: bool = False) -> str:
+    """One ``<table>``: the header and the rows ``indices`` (``marked`` ones in bold); with
+    ``gaps``, a "⋯ k rows" row stands where rows are left out."""
+    styles = ["text-align:right;white-space:nowrap" if num
+              else "text-align:left" + (";white-space:nowrap" if all(len(row[i]) <= _SHORT_TEXT for row in cells)
+                                        else "")
+              for i, num in enumerate(numeric)]
+    # headers may wrap between words (a unit goes to a second line); cells never do, unless long text
+    head = "".join(f'<th style="{s.split(";")[0]}">{html.escape(h)}</th>' for h, s in zip(headers, styles))
+    out = [f'<table style="{_TABLE_CSS}"><thead><tr>{head}</tr></thead><tbody>']
+    previous = -1
+    for i in indices:
+        if gaps and i > previous + 1:
+            out.append(_gap_row(i - previous - 1, len(headers)))
+        weight = ' style="font-weight:bold"' if i in marked else ""
+        out.append(f"<tr{weight}>" + "".join(f'<td style="{s}">{html.escape(v)}</td>'
+                                            for v, s in zip(cells[i], styles)) + "</tr>")
+        previous = i
+    if gaps and previous < len(cells) - 1:
+        out.append(_gap_row(len(cells) - 1 - previous, len(headers)))
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _gap_row(count: int, width: int) -> str:
+    return (f'<tr class="gastudy-gap"><td colspan="{width}" style="text-align:center;opacity:.6">'
+            f"⋯ {count} row{'s' if count != 1 else ''}</td></tr>")
 
 
 def int_slider(value: int, low: int, high: int, label: str, step: int = 1) -> Any:

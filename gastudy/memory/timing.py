@@ -56,14 +56,16 @@ def _sync(device: torch.device | str | None) -> None:
 
 def time_updates(fns: Sequence[Callable[[], object]], warmup: int = 1, repeats: int = 5,
                  samples: Sequence[int] | None = None, tokens: Sequence[int] | None = None,
-                 device: torch.device | str | None = None) -> list[Timing]:
+                 device: torch.device | str | None = None,
+                 progress: Callable[[float, str], None] | None = None) -> list[Timing]:
     """Time several update functions *interleaved*, one :class:`Timing` each (GA-2, CK-2).
 
     Each function runs ``warmup`` times untimed, then ``repeats`` rounds call every function
     once in turn, so a busy machine slows all of them alike and their ratios stay fair. On a
     CUDA ``device`` the queue is synchronized before and after every timed call, so the time
     covers the GPU work. ``samples[i]``/``tokens[i]`` are what one call of ``fns[i]``
-    processes. Raises ``ValueError`` for ``repeats < 1`` or ``warmup < 0``.
+    processes. ``progress(fraction, note)``, when given, is called before every round (a
+    widget's progress bar). Raises ``ValueError`` for ``repeats < 1`` or ``warmup < 0``.
     """
     if repeats < 1 or warmup < 0:
         raise ValueError(f"need repeats ≥ 1 and warmup ≥ 0, got repeats={repeats}, warmup={warmup}")
@@ -72,7 +74,9 @@ def time_updates(fns: Sequence[Callable[[], object]], warmup: int = 1, repeats: 
         for _ in range(warmup):
             fn()
     times: list[list[float]] = [[] for _ in fns]
-    for _ in range(repeats):
+    for done in range(repeats):
+        if progress is not None:
+            progress(done / repeats, f"round {done + 1} of {repeats}")
         for fn, ts in zip(fns, times):
             _sync(device)
             t0 = time.perf_counter()
@@ -167,10 +171,20 @@ def _prepare(model: str | nn.Module = "tiny-gpt", micro_batch: int = 4, accumula
     return _Prepared(lambda: engine.update(group), micro_batch * accumulation_steps, tokens, result)
 
 
-def _time_all(configs: Sequence[dict], warmup: int = 1, repeats: int = 5, **common) -> list[RunTiming]:
-    prepared = [_prepare(**common, **c) for c in configs]
+def _time_all(configs: Sequence[dict], warmup: int = 1, repeats: int = 5,
+              progress: Callable[[float, str], None] | None = None, **common) -> list[RunTiming]:
+    prepared = []
+    for i, c in enumerate(configs):  # preparing (two untimed updates each) is about a third of the work
+        if progress is not None:
+            progress(i / len(configs) / 3, f"preparing {i + 1} of {len(configs)}")
+        prepared.append(_prepare(**common, **c))
+
+    def timed(fraction: float, note: str) -> None:
+        progress(1 / 3 + 2 / 3 * fraction, f"timing, {note}")
+
     timings = time_updates([p.update for p in prepared], warmup, repeats, [p.samples for p in prepared],
-                           [p.tokens for p in prepared], common.get("device", "cpu"))
+                           [p.tokens for p in prepared], common.get("device", "cpu"),
+                           progress=timed if progress is not None else None)
     for p, t in zip(prepared, timings):
         p.result.timing = t
     return [p.result for p in prepared]

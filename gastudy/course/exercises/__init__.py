@@ -5,13 +5,17 @@ Each chapter module registers checkers with :func:`exercise`. In a notebook::
     answer = None            # ← your code here
     check_exercise("03.1", answer)     # says what is right or wrong; never breaks a run
 
+(until the learner answers, the cell says "not attempted yet", never a bare ``False``)
+
 and, only if the learner wants it, ``show_solution("03.1")`` prints the solution file.
 """
 
 from __future__ import annotations
 
+import html
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 Checker = Callable[[object], tuple[bool, str]]
@@ -39,17 +43,76 @@ def _load_chapter(key: str) -> None:
             raise
 
 
-def check_exercise(key: str, answer: object) -> bool:
-    """Print feedback for ``answer``; returns True when right. ``None`` means not attempted."""
+@dataclass(frozen=True, eq=False)
+class ExerciseResult:
+    """What :func:`check_exercise` returns: true when the answer is right, false otherwise.
+
+    It compares equal to that bool (``check_exercise(k, None) == False``) and carries the
+    ``feedback`` that was shown. In a notebook it displays nothing itself: check_exercise has
+    already shown the feedback, so a cell ending with ``check_exercise(...)`` shows one message
+    (never a bare ``False``). Course: every chapter's exercises.
+    """
+
+    key: str
+    ok: bool
+    attempted: bool
+    feedback: str
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ExerciseResult):
+            return (self.key, self.ok, self.attempted) == (other.key, other.ok, other.attempted)
+        if isinstance(other, bool):
+            return self.ok == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.ok)
+
+    @property
+    def status(self) -> str:
+        """``not attempted yet``, ``✓ right`` or ``✗ not yet``."""
+        return "not attempted yet" if not self.attempted else "✓ right" if self.ok else "✗ not yet"
+
+    @property
+    def text(self) -> str:
+        """The feedback as one line: ``Exercise 03.1: ✓ right — …``."""
+        return f"Exercise {self.key}: {self.status} — {self.feedback}"
+
+    def to_html(self) -> str:
+        """The feedback as a small coloured box (green right, orange not yet, grey not attempted)."""
+        color = "#9e9e9e" if not self.attempted else "#2e7d32" if self.ok else "#ef6c00"
+        return (f'<div class="gastudy-exercise" style="border-left:4px solid {color};padding:.2em .7em;'
+                f'margin:.2em 0"><b>Exercise {html.escape(self.key)}</b> · <b style="color:{color}">'
+                f'{html.escape(self.status)}</b> — <span style="white-space:pre-wrap">'
+                f"{html.escape(self.feedback)}</span></div>")
+
+    def _ipython_display_(self) -> None:
+        """Nothing: the feedback was shown when the answer was checked."""
+
+
+NOT_ATTEMPTED = "write your answer above (in place of None) and run this cell."
+
+
+def check_exercise(key: str, answer: object) -> ExerciseResult:
+    """Show feedback for ``answer`` and return it; true when right. ``None`` means not attempted.
+
+    In a notebook the feedback is an HTML box, elsewhere a printed line.
+    """
+    from gastudy.course.widgets import show_html
+
     _load_chapter(key)
     if key not in _CHECKERS:
         raise KeyError(f"no exercise {key!r}; known: {', '.join(sorted(_CHECKERS))}")
     if answer is None:
-        print(f"Exercise {key}: not attempted yet — replace None with your answer and run the cell again.")
-        return False
-    ok, feedback = _CHECKERS[key](answer)
-    print(f"Exercise {key}: {'✓ right' if ok else '✗ not yet'} — {feedback}")
-    return ok
+        result = ExerciseResult(key, False, False, NOT_ATTEMPTED)
+    else:
+        ok, feedback = _CHECKERS[key](answer)
+        result = ExerciseResult(key, bool(ok), True, feedback)
+    show_html(result.to_html(), result.text)
+    return result
 
 
 def solution_path(key: str) -> Path:

@@ -216,7 +216,8 @@ class TradeoffLab(Lab):
     def compute(self, micro_batch: int, seq_len: int, repeats: int, device: str) -> list[RunTiming]:
         with steady_timing(device):
             return compare_checkpointing(SETTINGS, micro_batch=micro_batch, accumulation_steps=1, seq_len=seq_len,
-                                         model_kwargs=model_kwargs(128, 8), repeats=repeats, device=device)
+                                         model_kwargs=model_kwargs(128, 8), repeats=repeats, device=device,
+                                         progress=self.report_progress)
 
     def render(self, result: list[RunTiming]) -> None:
         fig, ax = subplots(figsize=(6.5, 3.5))
@@ -253,9 +254,13 @@ class CombineLab(Lab):
     def compute(self, seq_len: int, repeats: int, device: str) -> dict[str, RunTiming]:
         runs = []
         with steady_timing(device):
-            for n in (None, 1):  # each pair (8×1, 2×4) is timed interleaved
+            for half, n in enumerate((None, 1)):  # each pair (8×1, 2×4) is timed interleaved
+
+                def progress(fraction: float, note: str, half: int = half) -> None:
+                    self.report_progress((half + fraction) / 2, note)
+
                 runs += compare_layouts(((8, 1), (2, 4)), every_n_layers=n, seq_len=seq_len, repeats=repeats,
-                                        model_kwargs=model_kwargs(128, 4), device=device)
+                                        model_kwargs=model_kwargs(128, 4), device=device, progress=progress)
         by_key = {(r.micro_batch, r.accumulation_steps, r.every_n_layers): r for r in runs}
         return {name: by_key[key] for name, key in COMBINATIONS.items()}
 

@@ -48,14 +48,21 @@ class TimelineLab(Lab):
                               optimizer=optimizer, model_kwargs=model_kwargs())
 
     def render(self, result: Timeline) -> None:
-        from IPython.display import Markdown, display
-
         fig, ax = subplots(figsize=(max(6.0, 0.45 * len(result.rows)), 3.5))
         result.plot(ax)
         show_figure(fig)
         print(result.summary())
         print("\n".join(f"note: {n}" for n in result.notes))
-        display(Markdown(result.to_table(markdown=True)))
+        start = result.start_bytes
+        rows = [{"phase": r.phase, "current − start": (r.current_bytes - start) / MIB,
+                 "peak − start": (r.peak_bytes - start) / MIB, "saved": r.saved_bytes / MIB,
+                 "weights": r.weight_bytes / MIB, "gradients": r.grad_bytes / MIB,
+                 "optimizer state": r.optimizer_bytes / MIB} for r in result.rows]
+        # key rows: the start, the first forward (all a forward-only check sees), the first
+        # update (optimizer state appears), the highest peak, and the last reading
+        peak = max(range(len(result.rows)), key=lambda i: result.rows[i].peak_bytes)
+        key = {0, min(1, len(rows) - 1), first_update_row(result), peak, len(rows) - 1}
+        show_table(rows, units={c: "MiB" for c in rows[0] if c != "phase"}, highlight=sorted(key))
 
 
 def first_update_row(timeline: Timeline) -> int:
@@ -142,7 +149,9 @@ class PlannerLab(Lab):
         ax.set_ylim(0, 1.3 * top / MIB)
         ax.legend(fontsize=8, loc="upper right")
         show_figure(fig)
-        show_table([{"m": c.micro_batch, "A": c.accumulation_steps, "peak": format_bytes(c.peak_bytes),
-                     "fixed part": f"{c.fixed_bytes / c.peak_bytes:.0%}" if c.peak_bytes else "—", "fits": c.fits}
-                    for c in result.candidates])
+        show_table([{"m": c.micro_batch, "A": c.accumulation_steps, "peak": c.peak_bytes / MIB,
+                     "fixed part": f"{c.fixed_bytes / c.peak_bytes:.0%}" if c.peak_bytes else "—",
+                     "fits": "✓" if c.fits else "✗"} for c in result.candidates],
+                   units={"peak": "MiB"},
+                   highlight=lambda row: result.chosen is not None and row["m"] == result.chosen.micro_batch)
         print(result.verdict)

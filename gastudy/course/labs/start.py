@@ -172,7 +172,13 @@ class SectionMapLab(Lab):
         return SectionMap(rows, [s for s, (_, nb) in SECTIONS.items() if nb not in NOTEBOOKS])
 
     def render(self, result: SectionMap) -> None:
-        show_table(result.rows)
+        show_table(result.rows, max_rows=None)  # the one section map of the course: shown in full
+
+
+def show_glossary() -> str:
+    """Show the glossary once, as a table of term and meaning (every row; long meanings wrap
+    between words), and return its plain text. Course: 00_start_here (glossary)."""
+    return show_table([{"term": t, "meaning": d} for t, (d, _) in GLOSSARY.items()], max_rows=None)
 
 
 @dataclass

@@ -1,0 +1,72 @@
+"""The Lab base every chapter builds on: busy state, layout, and figures pyplot never sees."""
+
+from __future__ import annotations
+
+import ipywidgets as w
+import matplotlib.pyplot as plt
+import pytest
+
+from gastudy.course.widgets import Lab, show_figure, subplots
+
+
+class Probe(Lab):
+    title = "probe"
+
+    def __init__(self, fail: bool = False):
+        self.seen_busy: list[tuple[bool, str, str]] = []
+        self.fail = fail
+        super().__init__(n=w.IntSlider(value=1, min=0, max=5, description="a long label (processes)"),
+                         device=w.Dropdown(options=["cpu"], value="cpu", description="device"))
+
+    def compute(self, n: int, device: str) -> int:
+        # what the learner sees while this runs
+        self.seen_busy.append((self.controls["n"].disabled, self.busy.layout.display, self.status.value))
+        if self.fail and n == 3:
+            raise ValueError("n = 3 is not allowed here")
+        return n * 2
+
+    def render(self, result: int) -> None:
+        fig, ax = subplots(figsize=(2, 2))
+        ax.plot([0, 1], [0, result])
+        show_figure(fig)
+
+
+def test_controls_are_disabled_and_the_busy_row_shows_while_computing():
+    lab = Probe()
+    lab.controls["n"].value = 2
+    assert lab.seen_busy[-1] == (True, "flex", "<i>measuring…</i>")
+    assert lab.result == 4
+    assert lab.controls["n"].disabled is False and lab.busy.layout.display == "none"
+
+
+def test_an_error_gives_the_controls_back():
+    lab = Probe(fail=True)
+    with pytest.raises(ValueError, match="n = 3"):
+        lab.controls["n"].value = 3
+    assert lab.controls["n"].disabled is False and lab.busy.layout.display == "none"
+
+
+def test_progress_is_clamped_and_noted():
+    lab = Probe()
+    lab.report_progress(1.7, "layer 2 of 4")
+    assert lab.progress.value == 1.0 and "layer 2 of 4" in lab.status.value
+
+
+def test_labels_are_shown_whole_and_a_one_option_choice_is_hidden_with_a_reason():
+    lab = Probe()
+    box = lab.widget()
+    assert lab.controls["n"].style.description_width == "initial"
+    assert lab.controls["device"].layout.display == "none"
+    notes = [c.value for c in box.children if isinstance(c, w.HTML) and "applies on this machine" in c.value]
+    assert notes == ["<small>device: only <code>cpu</code> applies on this machine</small>"]
+    assert "gastudy-lab" in box._dom_classes
+
+
+def test_lab_figures_are_not_pyplot_figures():
+    """pyplot's post_execute hook draws every figure it knows, from whatever thread fires the
+    event (JupyterLab's widget subshell): a lab's figure must never be one of them."""
+    before = plt.get_fignums()
+    fig, ax = subplots(1, 2, figsize=(3, 2))
+    assert len(ax) == 2
+    assert plt.get_fignums() == before
+    assert fig not in [plt.figure(n) for n in plt.get_fignums()]
