@@ -4,15 +4,28 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import re
+import time
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from gastudy.cli.site import add_site_parser, site_command
-from gastudy.course.site import SiteBuildError, build_site, course_notebooks, flatten_widgets
+from gastudy.course.site import (
+    SiteBuildError,
+    build_site,
+    course_notebooks,
+    drop_remote_assets,
+    flatten_widgets,
+    remote_assets,
+)
 
 REPO = Path(__file__).resolve().parents[1]
+# What a page loads by itself (script, stylesheet, image) from the network; <a href> links are fine.
+REMOTE_LOAD = re.compile(r"""<(script|link|img)\b[^>]*\s(src|href)\s*=\s*["']?(https?:)?//""", re.IGNORECASE)
+# TeX math in markdown: the pages ship no MathJax, so it would show as raw TeX.
+TEX_MATH = re.compile(r"""(?<![\\$])\$[^$\n]+\$|\$\$|\\\(|\\\[|\\begin\{""")
 
 LAB_CELL = """\
 import ipywidgets as widgets
@@ -81,6 +94,68 @@ def test_page_shows_lab_outputs_without_widget_javascript(built):
     assert '<a href="index.html">Course index</a>' in page
 
 
+def test_pages_load_nothing_from_the_network(built):
+    """No CDN: no require.js, no widget manager, no MathJax, no mermaid; the CSS is inlined."""
+    _, out, _ = built
+    for page in out.glob("*.html"):
+        text = page.read_text()
+        assert not REMOTE_LOAD.search(text), f"{page.name}: {REMOTE_LOAD.search(text).group(0)}"
+        assert remote_assets(text) == [], page.name
+        assert "<script src" not in text and "require.js" not in text and "mathjax" not in text.lower()
+    assert "<style" in (out / "tiny.html").read_text()  # the lab look, inlined
+
+
+def test_remote_assets_found_and_dropped():
+    page = ('<head><script src="https://cdn.example/require.min.js"></script>'
+            '<link rel="stylesheet" href="//fonts.example/a.css">'
+            '<style>@import url("https://fonts.example/b.css"); .x { background: url(http://i.example/b.png) }</style>'
+            '</head><body><p>Further reading: <a href="https://example.org/paper">the paper</a></p>'
+            '<img alt="a plot" src="https://i.example/plot.png"><img src="data:image/png;base64,AAAA">'
+            '<script>var local = 1;</script></body>')
+    assert remote_assets(page) == ["https://cdn.example/require.min.js", "//fonts.example/a.css",
+                                   "https://i.example/plot.png", "https://fonts.example/b.css",
+                                   "http://i.example/b.png"]
+    cleaned, dropped = drop_remote_assets(page)
+    assert sorted(dropped) == sorted(remote_assets(page))
+    assert remote_assets(cleaned) == [] and not REMOTE_LOAD.search(cleaned)
+    assert '<a href="https://example.org/paper">the paper</a>' in cleaned  # a link to read further stays
+    assert '<a href="https://i.example/plot.png">a plot</a>' in cleaned  # a remote image becomes a link
+    assert "data:image/png;base64,AAAA" in cleaned and "var local = 1;" in cleaned
+    assert drop_remote_assets(cleaned) == (cleaned, [])
+
+
+def test_no_chapter_needs_mathjax_or_mermaid():
+    """The pages ship no MathJax and no mermaid.js (both would come from a CDN): keep the course free of them."""
+    found = []
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            if cell.cell_type == "markdown" and (TEX_MATH.search(cell.source) or "```mermaid" in cell.source):
+                found.append(f"{path.name} cell {i}: {(TEX_MATH.search(cell.source) or 'mermaid')!s}")
+            if cell.cell_type == "code" and re.search(r"\b(Math|Latex|display_latex|display_math)\(", cell.source):
+                found.append(f"{path.name} cell {i}: displays TeX")
+    assert found == [], ("TeX math or a mermaid diagram would show as raw text in the offline static edition "
+                         "(gastudy site); write it in Unicode/HTML or render it to an image:\n" + "\n".join(found))
+
+
+def test_notebooks_run_in_parallel_keep_order_and_stop_on_failure(tmp_path):
+    notebooks = tmp_path / "nbs"
+    notebooks.mkdir()
+    _notebook(notebooks / "b_second.ipynb", "import time; time.sleep(1); print('second ran')", title="# Second")
+    _notebook(notebooks / "a_first.ipynb", "print('first ran')", title="# First")
+    out = build_site(tmp_path / "_site", notebooks, progress=False, timeout=60, jobs=2)
+    assert "second ran" in (out / "b_second.html").read_text() and "first ran" in (out / "a_first.html").read_text()
+    index = (out / "index.html").read_text()
+    assert index.index("a_first.html") < index.index("b_second.html")
+    assert '<a href="b_second.html">b_second →</a>' in (out / "a_first.html").read_text()
+    # one notebook fails while another is still running: the build stops at once and names it
+    _notebook(notebooks / "c_slow.ipynb", "import time; time.sleep(120)")
+    _notebook(notebooks / "b_second.ipynb", "raise ValueError('on purpose')")
+    t0 = time.perf_counter()
+    with pytest.raises(SiteBuildError, match=r"b_second\.ipynb failed"):
+        build_site(tmp_path / "_site2", notebooks, names=["c_slow", "b_second"], progress=False, timeout=60, jobs=2)
+    assert time.perf_counter() - t0 < 90  # the slow one was cancelled, not waited for
+
+
 def test_notebooks_are_never_modified(built):
     notebooks, _, before = built
     assert _digests(notebooks) == before  # byte-identical, and written.txt landed elsewhere
@@ -93,6 +168,14 @@ def test_failing_notebook_names_itself(tmp_path):
     _notebook(notebooks / "broken.ipynb", "raise ValueError('on purpose')")
     with pytest.raises(SiteBuildError, match=r"broken\.ipynb failed(.|\n)*on purpose"):
         build_site(tmp_path / "_site", notebooks, progress=False, timeout=60)
+
+
+def test_hanging_notebook_names_itself(tmp_path):
+    notebooks = tmp_path / "nbs"
+    notebooks.mkdir()
+    _notebook(notebooks / "hangs.ipynb", "import time; time.sleep(60)")
+    with pytest.raises(SiteBuildError, match=r"hangs\.ipynb did not finish(.|\n)*--timeout \(now 2 s"):
+        build_site(tmp_path / "_site", notebooks, progress=False, timeout=2)
 
 
 def test_unknown_name_and_missing_folder(tmp_path):
@@ -146,19 +229,49 @@ def test_cli_parser_and_missing_folder(tmp_path, capsys):
     add_site_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["site", "--out", str(tmp_path / "s"), "--notebooks", str(tmp_path / "none"),
                               "--only", "a", "b"])
-    assert args.only == ["a", "b"] and args.func is site_command
+    assert args.only == ["a", "b"] and args.func is site_command and args.jobs is None
     assert site_command(args) == 1
     assert "no notebooks folder" in capsys.readouterr().out
+    assert parser.parse_args(["site", "--jobs", "3"]).jobs == 3
+    with pytest.raises(SystemExit):
+        parser.parse_args(["site", "--jobs", "0"])
+
+
+REAL = "02_effective_batch"  # small, and it has plots
+
+
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory):
+    """One committed chapter built through the command line (``gastudy site --only``)."""
+    notebooks = REPO / "notebooks"
+    if not (notebooks / f"{REAL}.ipynb").exists():
+        pytest.skip(f"{REAL}.ipynb is not committed")
+    out = tmp_path_factory.mktemp("real") / "_site"
+    parser = argparse.ArgumentParser(prog="gastudy")
+    add_site_parser(parser.add_subparsers(dest="command"))
+    before = _digests(notebooks)
+    args = parser.parse_args(["site", "--out", str(out), "--notebooks", str(notebooks), "--only", REAL])
+    assert site_command(args) == 0
+    return out, before, _digests(notebooks)
 
 
 @pytest.mark.slow
-def test_real_notebook_untouched(tmp_path):
+def test_real_notebook_untouched(real_site):
     """One small committed notebook builds, and the committed files stay byte-identical."""
-    notebooks = REPO / "notebooks"
-    small = next((n for n in ("00_start_here", "12_questions") if (notebooks / f"{n}.ipynb").exists()), None)
-    if small is None:
-        pytest.skip("no small course notebook committed yet")
-    before = _digests(notebooks)
-    out = build_site(tmp_path / "_site", notebooks, names=[small], progress=False)
-    assert _digests(notebooks) == before
-    assert (out / f"{small}.html").stat().st_size > 0
+    out, before, after = real_site
+    assert after == before
+    assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", f"{REAL}.html"] + (
+        ["workshop.html"] if (REPO / "notebooks" / "WORKSHOP.md").exists() else []))
+
+
+@pytest.mark.slow
+def test_real_pages_work_offline(real_site):
+    """No page of the built site loads a script, stylesheet or image over http(s)."""
+    out, _, _ = real_site
+    for page in sorted(out.glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        remote = [m.group(0) for m in REMOTE_LOAD.finditer(text)]
+        assert remote == [], f"{page.name} loads from the network: {remote}"
+        assert remote_assets(text) == [], page.name
+    chapter = (out / f"{REAL}.html").read_text(encoding="utf-8")
+    assert chapter.count('src="data:image/png;base64,') >= 1  # its plots, embedded

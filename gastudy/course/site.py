@@ -11,16 +11,29 @@ control values it used), and writes::
 The committed notebooks are only read, never written: the course stays clean of outputs.
 The pages need no kernel and no widget JavaScript; the controls appear as a line saying which
 values produced the plot below them.
+
+The site is self-contained: it works from a USB stick (``file://`` URLs, no network). Every
+stylesheet is inlined, every plot and every image of a markdown cell is embedded as a data URI,
+and no page references a script from a CDN: the exporter's template (:func:`html_exporter`)
+leaves out require.js, the widget manager, MathJax and mermaid.js (no chapter uses TeX math or
+mermaid diagrams; ``tests/test_site.py`` keeps it that way). Anything remote a notebook's own
+output would still pull in is dropped with a warning (:func:`drop_remote_assets`).
+
+Notebooks run in parallel (``jobs``, one kernel each, in a folder of its own); the pages keep
+the course order.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import html
+import os
 import re
 import shutil
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -200,6 +213,52 @@ def course_notebooks(notebooks_dir: str | Path = "notebooks") -> list[Path]:
     return ordered
 
 
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def default_jobs() -> int:
+    """How many notebooks :func:`build_site` runs at once by default: half the usable CPUs, 1 to 4.
+
+    Each notebook gets a kernel of its own; on a two-core machine the build stays sequential.
+    Course: all chapters (static edition).
+    """
+    return max(1, min(4, _cpus() // 2))
+
+
+def _kernel_env(jobs: int) -> dict[str, str] | None:
+    """The environment of each kernel when ``jobs`` run at once: the CPUs shared out (torch threads)."""
+    if jobs <= 1 or "OMP_NUM_THREADS" in os.environ:
+        return None
+    return {**os.environ, "OMP_NUM_THREADS": str(max(1, _cpus() // jobs))}
+
+
+async def _execute_copy_async(path: Path, workdir: Path, timeout: int, kernel_name: str,
+                              env: dict[str, str] | None = None) -> Any:
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+    nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+    workdir.mkdir(parents=True, exist_ok=True)
+    shutil.copy(path, workdir / path.name)  # relative reads inside the notebook still work
+    client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, store_widget_state=True,
+                            resources={"metadata": {"path": str(workdir)}})
+    try:
+        await client.async_execute(**({"env": env} if env else {}))
+    except CellExecutionError as err:
+        raise SiteBuildError(f"notebook {path.name} failed while building the static edition:\n{err}\n"
+                             f"Run it in JupyterLab (or `pytest --nbval-lax {path}`) to see the cell.") from err
+    except (CellTimeoutError, DeadKernelError) as err:
+        raise SiteBuildError(f"notebook {path.name} did not finish while building the static edition "
+                             f"({type(err).__name__}: {err}); raise --timeout (now {timeout} s a cell) "
+                             "or run it in JupyterLab to see which cell hangs.") from err
+    return nb
+
+
 def execute_copy(path: Path, workdir: Path, timeout: int = 300, kernel_name: str = "python3") -> Any:
     """Execute a copy of the notebook at ``path`` with ``workdir`` as its working folder.
 
@@ -207,22 +266,115 @@ def execute_copy(path: Path, workdir: Path, timeout: int = 300, kernel_name: str
     :func:`flatten_widgets` can render the labs. Raises :class:`SiteBuildError` naming the
     notebook and the failing cell's error when a cell raises. Course: all chapters (static edition).
     """
-    import nbformat
-    from nbclient.exceptions import CellExecutionError
-    from nbconvert.preprocessors import ExecutePreprocessor
+    from nbclient.util import run_sync
 
-    nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
-    shutil.copy(path, workdir / path.name)  # relative reads inside the notebook still work
-    executor = ExecutePreprocessor(timeout=timeout, kernel_name=kernel_name, store_widget_state=True)
+    return run_sync(_execute_copy_async)(path, workdir, timeout, kernel_name)
+
+
+async def _execute_all(paths: list[Path], workdir: Path, timeout: int, kernel_name: str, jobs: int,
+                       done: Any = None) -> list[tuple[Any, float]]:
+    """Execute copies of ``paths``, at most ``jobs`` at once, each in ``workdir/<stem>``.
+
+    Returns ``(notebook, seconds)`` in the order of ``paths``. The first failure cancels the
+    others (their kernels are shut down) and is raised.
+    """
+    gate = asyncio.Semaphore(jobs)
+    env = _kernel_env(jobs)
+
+    async def one(path: Path) -> tuple[Any, float]:
+        async with gate:
+            t0 = time.perf_counter()
+            nb = await _execute_copy_async(path, workdir / path.stem, timeout, kernel_name, env)
+            if done is not None:
+                done()
+            return nb, time.perf_counter() - t0
+
+    tasks = [asyncio.ensure_future(one(p)) for p in paths]
     try:
-        executor.preprocess(nb, {"metadata": {"path": str(workdir)}})
-    except CellExecutionError as err:
-        raise SiteBuildError(f"notebook {path.name} failed while building the static edition:\n{err}\n"
-                             f"Run it in JupyterLab (or `pytest --nbval-lax {path}`) to see the cell.") from err
-    return nb
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 # ----------------------------------------------------------------------------- HTML
+# The lab template without anything it would fetch from a CDN: require.js (only the widget
+# manager needs it, and the widgets are flattened to static HTML), the widget manager itself,
+# MathJax (no chapter uses TeX math) and mermaid.js (no chapter draws a mermaid diagram).
+_OFFLINE_TEMPLATE_NAME = "gastudy_offline.html.j2"
+_OFFLINE_TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+"""
+_REMOTE = r"""(?:https?:)?//[^"'\s>)]+"""
+# A tag that makes the browser fetch something by itself: its src= / href= / data= / poster=.
+_REMOTE_ATTR = re.compile(
+    r"""<(?P<tag>script|link|img|iframe|frame|embed|object|source|track|audio|video|input)\b[^>]*?"""
+    r"""\s(?:src|href|data|poster|srcset)\s*=\s*["']?(?P<url>""" + _REMOTE + ")", re.IGNORECASE)
+_LINKABLE = {"img", "iframe", "frame", "embed", "object", "video", "audio"}
+_REMOTE_CSS = re.compile(r"""(?:@import\s+|url\(\s*)["']?(?P<url>""" + _REMOTE + ")", re.IGNORECASE)
+
+
+def html_exporter() -> Any:
+    """The nbconvert exporter of the static edition: the JupyterLab look, nothing fetched.
+
+    CSS is inlined by the lab template; images in markdown cells are embedded as data URIs
+    (``embed_images``; they are found relative to the notebook's folder); the scripts the lab
+    template would load from a CDN are left out. Course: all chapters (static edition).
+    """
+    from jinja2 import DictLoader
+    from nbconvert import HTMLExporter
+
+    return HTMLExporter(template_name="lab", template_file=_OFFLINE_TEMPLATE_NAME, embed_images=True,
+                        extra_loaders=[DictLoader({_OFFLINE_TEMPLATE_NAME: _OFFLINE_TEMPLATE})])
+
+
+def remote_assets(page_html: str) -> list[str]:
+    """The URLs a page would fetch from the network as it loads (scripts, stylesheets, images, frames, CSS imports).
+
+    Links a reader may click (``<a href="https://…">``) are not assets and are not listed.
+    An empty list means the page works offline. Course: all chapters (static edition).
+    """
+    return [m.group("url") for m in _REMOTE_ATTR.finditer(page_html)] + [
+        m.group("url") for m in _REMOTE_CSS.finditer(page_html)]
+
+
+def drop_remote_assets(page_html: str) -> tuple[str, list[str]]:
+    """Remove what :func:`remote_assets` finds; returns the page and the URLs removed.
+
+    A remote script goes with its ``</script>``, a remote stylesheet and a CSS ``@import`` go,
+    a CSS ``url(…)`` becomes ``none``, a remote image or frame becomes a link to it (a reader
+    who is online can still follow it). Course: all chapters (static edition).
+    """
+    dropped: list[str] = []
+
+    def gone(m: re.Match[str]) -> str:
+        dropped.append(m.group("url"))
+        return ""
+
+    def as_link(m: re.Match[str]) -> str:
+        url = m.group("url")
+        dropped.append(url)
+        if m.group("tag").lower() not in _LINKABLE:
+            return ""
+        alt = re.search(r"""\salt\s*=\s*["']([^"']+)""", m.group(0))
+        return f'<a href="{url}">{alt.group(1) if alt else url}</a>'  # both still escaped as in the page
+
+    flags = re.IGNORECASE | re.DOTALL
+    page_html = re.sub(r"""<script\b[^>]*?\ssrc\s*=\s*["']?(?P<url>""" + _REMOTE + r""")[^>]*>.*?</script\s*>""",
+                       gone, page_html, flags=flags)
+    page_html = re.sub(_REMOTE_ATTR.pattern + r"[^>]*>", as_link, page_html, flags=flags)
+    page_html = re.sub(r"""@import\s+(?:url\(\s*)?["']?(?P<url>""" + _REMOTE + r""")[^;]*;""", gone, page_html,
+                       flags=flags)
+    page_html = re.sub(r"""url\(\s*["']?(?P<url>""" + _REMOTE + r""")["']?\s*\)""",
+                       lambda m: gone(m) + "none", page_html, flags=flags)
+    return page_html, dropped
+
+
 def _nav(pages: list[Page], i: int) -> str:
     links = ['<a href="index.html">Course index</a>']
     if i > 0:
@@ -264,7 +416,7 @@ the inputs, open the notebooks in JupyterLab.</p>
 def _workshop_html(markdown_text: str) -> str:
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-    body = markdown2html_mistune(markdown_text)
+    body, _ = drop_remote_assets(markdown2html_mistune(markdown_text))
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Workshop guide</title>'
             f'<style>{_PAGE_CSS}</style></head><body><p><a href="index.html">← Course index</a></p>'
             f"{body}</body></html>\n")
@@ -272,7 +424,7 @@ def _workshop_html(markdown_text: str) -> str:
 
 def build_site(out_dir: str | Path = "_site", notebooks_dir: str | Path = "notebooks", *,
                names: list[str] | None = None, timeout: int = 300, kernel_name: str = "python3",
-               progress: bool = True) -> Path:
+               progress: bool = True, jobs: int | None = None) -> Path:
     """Execute the course and write its static HTML edition; returns the output folder.
 
     Args:
@@ -284,11 +436,17 @@ def build_site(out_dir: str | Path = "_site", notebooks_dir: str | Path = "noteb
         timeout: seconds one cell may run.
         kernel_name: the Jupyter kernel that executes the notebooks.
         progress: show a tqdm bar over the notebooks.
+        jobs: notebooks executed at once, each by its own kernel (default:
+            :func:`default_jobs`). The pages keep the course order whatever finishes first.
+
+    The pages fetch nothing from the network (see :func:`html_exporter`); a remote asset that a
+    notebook's output still references is removed with a warning naming the page.
 
     Raises ``FileNotFoundError`` for a missing folder or an unknown name in ``names``, and
-    :class:`SiteBuildError` when a notebook fails. Course: all chapters (static edition).
+    :class:`SiteBuildError` when a notebook fails (the others are stopped). Course: all
+    chapters (static edition).
     """
-    from nbconvert import HTMLExporter
+    from nbclient.util import run_sync
 
     from gastudy.course.sections import NOTEBOOKS, SECTIONS
 
@@ -300,27 +458,39 @@ def build_site(out_dir: str | Path = "_site", notebooks_dir: str | Path = "noteb
             raise FileNotFoundError(f"no notebook named {missing} in {Path(notebooks_dir).resolve()}; "
                                     f"available: {', '.join(by_name)}")
         paths = [by_name[n] for n in names]
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    exporter = HTMLExporter(template_name="lab")
+    exporter = html_exporter()
     start = time.perf_counter()
-    pages: list[Page] = []
-    bodies: list[str] = []
+    bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        paths = tqdm(paths, desc="notebooks", unit="notebook")
-    with tempfile.TemporaryDirectory(prefix="gastudy-site-") as tmp:
-        for path in paths:
-            t0 = time.perf_counter()
-            nb = execute_copy(path, Path(tmp), timeout, kernel_name)
-            seconds = time.perf_counter() - t0
-            flatten_widgets(nb)
-            title = NOTEBOOKS.get(path.stem) or notebook_title(nb, path.stem)
-            sections = [sid for sid, (_, name) in SECTIONS.items() if name == path.stem]
-            pages.append(Page(path.stem, title, sections, seconds))
-            body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
-            bodies.append(body)
+        bar = tqdm(total=len(paths), desc="notebooks", unit="notebook")
+    try:
+        with tempfile.TemporaryDirectory(prefix="gastudy-site-") as tmp:
+            executed = run_sync(_execute_all)(paths, Path(tmp), timeout, kernel_name, min(jobs, len(paths)),
+                                              bar.update if bar is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    pages: list[Page] = []
+    bodies: list[str] = []
+    for path, (nb, seconds) in zip(paths, executed):
+        flatten_widgets(nb)
+        title = NOTEBOOKS.get(path.stem) or notebook_title(nb, path.stem)
+        sections = [sid for sid, (_, name) in SECTIONS.items() if name == path.stem]
+        pages.append(Page(path.stem, title, sections, seconds))
+        body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title,
+                                                                          "path": str(path.parent)}})
+        body, dropped = drop_remote_assets(body)
+        if dropped:
+            warnings.warn(f"{path.stem}.html: removed what it would fetch from the network (the static "
+                          f"edition must work offline): {', '.join(dropped)}", stacklevel=2)
+        bodies.append(body)
     for i, (page, body) in enumerate(zip(pages, bodies)):
         (out / page.href).write_text(_with_nav(body, _nav(pages, i)), encoding="utf-8")
     workshop = Path(notebooks_dir) / "WORKSHOP.md"

@@ -3,5 +3,6 @@
 ``process_group`` (join, size, leave) · ``agreement`` (group sizes and sample ids the replicas
 agree on before a group runs) · ``ddp`` (:class:`~gastudy.parallel.ddp.DDPReplicas`:
 ``no_sync`` and the global denominator on PyTorch's DDP) · ``launch`` (local multi-process
-runs). Builds on :mod:`gastudy.core` only.
+runs) · ``pool`` (a warm pool of workers in one group, for answers in about a second).
+Builds on :mod:`gastudy.core` only.
 """

@@ -147,7 +147,8 @@ class ClinicTable:
     @property
     def rows(self) -> list[dict[str, object]]:
         return [{"symptom": SYMPTOMS[c.detector].seen, "pitfall": c.pitfall, "detector": c.detector,
-                 "fires on the pitfall": c.before.fired, "quiet on the fix": not c.after.fired}
+                 "fires on the pitfall": c.before.fired, "quiet on the fix": not c.after.fired,
+                 "measured on the pitfall": c.before.message}
                 for c in self.cases]
 
 
@@ -165,4 +166,8 @@ class ClinicTableLab(Lab):
         return ClinicTable(accumulation_steps, run_clinic(setup=default_setup(accumulation_steps=accumulation_steps)))
 
     def render(self, result: ClinicTable) -> None:
+        # The verdicts hold at every A; what A changes is what each detector measures.
+        ok = sum(c.ok for c in result.cases)
+        print(f"A = {result.accumulation_steps}: {ok} of {len(result.cases)} detectors fire on their pitfall and "
+              "stay quiet on the fix; the last column is what each measured, and that moves with A")
         show_table(result.rows)

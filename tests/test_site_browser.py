@@ -1,0 +1,119 @@
+"""The static edition in a real browser, offline: headless Chromium opens every page from file://.
+
+The site is built for one small chapter (plus the index and the workshop guide), copied to
+another folder (as onto a USB stick) and opened page by page with every request to anything
+but a ``file:`` or ``data:`` URL aborted and recorded. Each page must load with no console
+error, no uncaught exception, no failed or aborted request; it must show text, its images
+must render (``naturalWidth > 0``), and its links to other pages must point to files that exist.
+
+Skipped, with the reason in the summary, when no Chromium or no Playwright is installed
+(``.ci/run`` installs Debian's ``chromium``; Playwright's own browser download is not used).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+from browser_support import CHROMIUM_ARGS, ROOT, chromium_path
+
+from gastudy.course.site import build_site
+
+CHAPTERS = ["02_effective_batch"]  # small, with plots
+CHROMIUM = chromium_path()
+
+try:
+    import playwright.sync_api as _pw
+except ImportError:  # pragma: no cover - the dev extra installs it
+    _pw = None
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="BROWSER SUITE SKIPPED: no Chromium found (apt-get install "
+                                                "chromium, or set GASTUDY_CHROMIUM)"),
+    pytest.mark.skipif(_pw is None, reason="BROWSER SUITE SKIPPED: playwright is not installed (pip install "
+                                           "-c requirements/constraints.txt -e '.[dev]')"),
+]
+
+IMAGES_LOADED = """async () => {
+  await Promise.all([...document.images].map(i => i.complete ? null
+      : new Promise(done => { i.addEventListener('load', done); i.addEventListener('error', done); })));
+  return [...document.images].map(i => ({src: i.src.slice(0, 60), width: i.naturalWidth}));
+}"""
+LOCAL_LINKS = "() => [...document.querySelectorAll('a[href]')].map(a => a.href).filter(h => h.startsWith('file:'))"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site built for ``CHAPTERS``, then moved elsewhere: it must not depend on where it was built."""
+    root = tmp_path_factory.mktemp("site")
+    build_site(root / "built", ROOT / "notebooks", names=CHAPTERS, progress=False)
+    stick = shutil.copytree(root / "built", root / "usb stick" / "course")  # a space in the path, too
+    shutil.rmtree(root / "built")
+    return Path(stick)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with _pw.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _open_offline(browser, path: Path) -> dict:
+    """Open ``path`` with the network cut off; what the page did, as plain data."""
+    seen: dict[str, list] = {"console_errors": [], "page_errors": [], "blocked": [], "failed": []}
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, service_workers="block")
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(("file:", "data:", "blob:")):
+            r.continue_()
+        else:
+            seen["blocked"].append(url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: m.type == "error" and seen["console_errors"].append(f"{m.text} ({m.location})"))
+    page.on("pageerror", lambda e: seen["page_errors"].append(str(e)))
+    page.on("requestfailed", lambda r: seen["failed"].append(f"{r.url[:120]}: {r.failure}"))
+    try:
+        page.goto(path.as_uri(), wait_until="load")
+        seen["images"] = page.evaluate(IMAGES_LOADED)
+        page.wait_for_load_state("networkidle")
+        seen["text"] = page.inner_text("body")
+        seen["visible"] = page.locator("body").is_visible()
+        seen["links"] = page.evaluate(LOCAL_LINKS)
+    finally:
+        context.close()
+    return seen
+
+
+def test_site_has_the_pages(site):
+    assert sorted(p.name for p in site.glob("*.html")) == sorted(
+        ["index.html", "workshop.html", *(f"{c}.html" for c in CHAPTERS)])
+
+
+@pytest.mark.parametrize("name", ["index", "workshop", *CHAPTERS])
+def test_page_works_offline_in_chromium(site, browser, name):
+    path = site / f"{name}.html"
+    seen = _open_offline(browser, path)
+    assert seen["blocked"] == [], f"{name}: tried to reach the network: {seen['blocked']}"
+    assert seen["failed"] == [], f"{name}: requests failed: {seen['failed']}"
+    assert seen["console_errors"] == [], f"{name}: console errors: {seen['console_errors']}"
+    assert seen["page_errors"] == [], f"{name}: uncaught errors: {seen['page_errors']}"
+    assert seen["visible"] and len(seen["text"].split()) > 20, f"{name}: no visible text"
+    broken = [i for i in seen["images"] if i["width"] == 0]
+    assert broken == [], f"{name}: images that did not render: {broken}"
+    if name in CHAPTERS:
+        assert len(seen["images"]) >= 1, f"{name}: its plots are missing"
+        assert "Course index" in seen["text"]
+    missing = sorted({link for link in seen["links"]
+                      if not Path(unquote(urlparse(link).path)).exists()})
+    assert missing == [], f"{name}: links to pages that do not exist: {missing}"
