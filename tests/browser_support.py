@@ -117,15 +117,19 @@ def jupyterlab(notebooks: Path = ROOT / "notebooks") -> Iterator[LabServer]:
 
 def image_stats(data_url: str) -> tuple[float, int]:
     """(share of pixels that are not the background, distinct colours) of a PNG data URL."""
+    import numpy as np
     from PIL import Image
 
     raw = base64.b64decode(data_url.split(",", 1)[1])
     img = Image.open(io.BytesIO(raw)).convert("RGB")
     img.thumbnail((400, 400))
-    pixels = list(img.getdata())
-    background = max(set(pixels), key=pixels.count)
-    busy = sum(1 for p in pixels if sum(abs(a - b) for a, b in zip(p, background)) > 30)
-    return busy / len(pixels), len(set(pixels))
+    pixels = np.asarray(img, dtype=np.int32).reshape(-1, 3)
+    packed = (pixels[:, 0] << 16) | (pixels[:, 1] << 8) | pixels[:, 2]
+    colours, counts = np.unique(packed, return_counts=True)
+    top = int(colours[counts.argmax()])
+    background = np.array([top >> 16, (top >> 8) & 255, top & 255])
+    ink = int((np.abs(pixels - background).sum(axis=1) > 30).sum())
+    return ink / len(pixels), len(colours)
 
 
 def blank_images(locator) -> list[str]:
@@ -173,6 +177,10 @@ class CourseBrowser:
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_function(ALL_RAN + " && " + KERNEL_IDLE, timeout=timeout_s * 1000, polling=500)
         return time.perf_counter() - t0
+
+    def shut_down_kernel(self) -> None:
+        """Stop the open notebook's kernel (and whatever it started, e.g. a warm worker pool)."""
+        self.page.evaluate("window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
 
     def errors(self) -> list[str]:
         return self.page.locator(".jp-Notebook").evaluate(ERRORS)

@@ -67,6 +67,7 @@ def test_run_all_then_move_every_control(course, name):
     timings.append({"notebook": name, "run_all_s": round(seconds, 2),
                     "changes": [{"lab": c.lab, "title": c.title, "control": c.control, "seconds": round(c.seconds, 3),
                                  "problems": c.problems} for c in changes]})
+    browser.shut_down_kernel()  # two cores: no idle kernel or worker pool lingers into the next chapter
     problems = [f"lab {c.lab} ({c.title}) · {c.control}: {'; '.join(c.problems)}" for c in changes if c.problems]
     assert problems == [], f"{name}:\n" + "\n".join(problems)
     if browser.labs().count():

@@ -70,3 +70,23 @@ def test_lab_figures_are_not_pyplot_figures():
     assert len(ax) == 2
     assert plt.get_fignums() == before
     assert fig not in [plt.figure(n) for n in plt.get_fignums()]
+
+
+def test_the_browser_suite_tells_a_blank_plot_from_a_drawn_one():
+    import base64
+    import io
+
+    from browser_support import image_stats
+
+    def data_url(fig) -> str:
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png")
+        return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+
+    drawn, ax = subplots(figsize=(3, 2))
+    ax.bar([1, 2, 3], [3, 1, 2], color=["C0", "C1", "C2"])
+    blank, _ = subplots(figsize=(3, 2))
+    blank.axes[0].set_axis_off()
+    ink, colours = image_stats(data_url(drawn))
+    assert ink > 0.05 and colours >= 8
+    assert image_stats(data_url(blank)) == (0.0, 1)
