@@ -10,7 +10,7 @@ The labs of ``notebooks/07_same_batch_different_experiment.ipynb``:
   the same samples, counted on the real group stream.
 - :class:`ThroughputLab` (GA-2): samples/s of 1×32, 4×8 and 32×1, measured.
 
-Tables are printed with :func:`gastudy.course.labs.start.show_table` (shared by every chapter).
+Tables are shown with :func:`gastudy.course.widgets.show_table` (shared by every chapter).
 """
 
 from __future__ import annotations
