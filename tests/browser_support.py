@@ -55,6 +55,24 @@ def chromium_path() -> str | None:
     return None
 
 
+def suite_marks() -> list:
+    """The marks of every browser test module: slow, browser, and a loud skip without Chromium
+    or Playwright (``.ci/run`` installs Chromium, so CI always runs them)."""
+    import importlib.util
+
+    import pytest
+
+    return [
+        pytest.mark.slow,
+        pytest.mark.browser,
+        pytest.mark.skipif(chromium_path() is None, reason="BROWSER SUITE SKIPPED: no Chromium found "
+                                                           "(apt-get install chromium, or set GASTUDY_CHROMIUM)"),
+        pytest.mark.skipif(importlib.util.find_spec("playwright") is None,
+                           reason="BROWSER SUITE SKIPPED: playwright is not installed "
+                                  "(pip install -c requirements/constraints.txt -e '.[dev]')"),
+    ]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -18,31 +18,28 @@ import os
 from pathlib import Path
 
 import pytest
-from browser_support import CHROMIUM_ARGS, ROOT, CourseBrowser, chromium_path, jupyterlab
+from browser_support import (
+    CHROMIUM_ARGS,
+    ROOT,
+    CourseBrowser,
+    chromium_path,
+    jupyterlab,
+    suite_marks,
+)
 
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
 OUT = Path(os.environ.get("GASTUDY_BROWSER_OUT", ROOT / "_browser"))
 CHROMIUM = chromium_path()
 
-try:
-    import playwright.sync_api as _pw
-except ImportError:  # pragma: no cover - the dev extra installs it
-    _pw = None
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="BROWSER SUITE SKIPPED: no Chromium found (apt-get install "
-                                                "chromium, or set GASTUDY_CHROMIUM)"),
-    pytest.mark.skipif(_pw is None, reason="BROWSER SUITE SKIPPED: playwright is not installed (pip install "
-                                           "-c requirements/constraints.txt -e '.[dev]')"),
-]
+pytestmark = suite_marks()
 
 
 @pytest.fixture(scope="module")
 def course():
     timings: list[dict] = []
-    with jupyterlab() as server, _pw.sync_playwright() as p:
+    from playwright.sync_api import sync_playwright
+
+    with jupyterlab() as server, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(60_000)

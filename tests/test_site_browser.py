@@ -17,26 +17,14 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
-from browser_support import CHROMIUM_ARGS, ROOT, chromium_path
+from browser_support import CHROMIUM_ARGS, ROOT, chromium_path, suite_marks
 
 from gastudy.course.site import build_site
 
 CHAPTERS = ["02_effective_batch"]  # small, with plots
 CHROMIUM = chromium_path()
 
-try:
-    import playwright.sync_api as _pw
-except ImportError:  # pragma: no cover - the dev extra installs it
-    _pw = None
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="BROWSER SUITE SKIPPED: no Chromium found (apt-get install "
-                                                "chromium, or set GASTUDY_CHROMIUM)"),
-    pytest.mark.skipif(_pw is None, reason="BROWSER SUITE SKIPPED: playwright is not installed (pip install "
-                                           "-c requirements/constraints.txt -e '.[dev]')"),
-]
+pytestmark = suite_marks()
 
 IMAGES_LOADED = """async () => {
   await Promise.all([...document.images].map(i => i.complete ? null
@@ -58,7 +46,9 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    with _pw.sync_playwright() as p:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
