@@ -322,7 +322,7 @@ class ThroughputLab(Lab):
         kwargs = {"hidden": hidden, "layers": 4, "heads": 4, "max_len": max(64, seq_len)}
         with steady_timing(device):
             return compare_layouts(LAYOUTS, model="tiny-gpt", model_kwargs=kwargs, seq_len=seq_len,
-                                   repeats=repeats, device=device)
+                                   repeats=repeats, device=device, progress=self.report_progress)
 
     def render(self, result: list[RunTiming]) -> None:
         fig, (left, right) = subplots(1, 2, figsize=(10, 3.2))
