@@ -317,8 +317,14 @@ def test_clinic_lab_fires_then_quiet():
 def test_clinic_table_and_symptoms():
     from gastudy.course.labs.clinic import SYMPTOMS, ClinicTableLab, pitfalls_for
 
-    rows = ClinicTableLab(accumulation_steps=3).result.rows
+    lab = ClinicTableLab(accumulation_steps=3)
+    rows = lab.result.rows
     assert len(rows) == 9 and all(r["fires on the pitfall"] and r["quiet on the fix"] for r in rows)
+    double = next(r for r in rows if r["pitfall"] == "double_division")["measured on the pitfall"]
+    assert "3.00× smaller" in double
+    lab.controls["accumulation_steps"].value = 5  # A moves what the detectors measure, not the verdicts
+    assert "5.00× smaller" in next(r for r in lab.result.rows if r["pitfall"] == "double_division")[
+        "measured on the pitfall"]
     assert {r["detector"] for r in rows} == set(SYMPTOMS)
     assert pitfalls_for("schedule_drift") == ["scheduler_per_microbatch"]
     with pytest.raises(KeyError, match="the five are"):

@@ -205,12 +205,12 @@ class TradeoffLab(Lab):
 
     title = "CK-2, CK-3 · Memory against time as n grows: fewer checkpoints, more memory, less recomputation"
 
-    def __init__(self, micro_batch: int = 8, seq_len: int = 64, repeats: int = 5):
+    def __init__(self, micro_batch: int = 8, seq_len: int = 64, repeats: int = 3):
         import ipywidgets as w
 
         super().__init__(micro_batch=w.IntSlider(value=micro_batch, min=1, max=16, description="m"),
                          seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description="sequence"),
-                         repeats=w.IntSlider(value=repeats, min=2, max=9, description="repeats"),
+                         repeats=w.IntSlider(value=repeats, min=2, max=5, description="repeats"),
                          device=w.Dropdown(options=devices(), value=devices()[-1], description="device"))
 
     def compute(self, micro_batch: int, seq_len: int, repeats: int, device: str) -> list[RunTiming]:
@@ -248,7 +248,7 @@ class CombineLab(Lab):
         import ipywidgets as w
 
         super().__init__(seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description="sequence"),
-                         repeats=w.IntSlider(value=repeats, min=2, max=9, description="repeats"),
+                         repeats=w.IntSlider(value=repeats, min=2, max=5, description="repeats"),
                          device=w.Dropdown(options=devices(), value=devices()[-1], description="device"))
 
     def compute(self, seq_len: int, repeats: int, device: str) -> dict[str, RunTiming]:

@@ -9,12 +9,13 @@ does the work; this module chooses, plots and tabulates.
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 from gastudy.check.clinic import ClinicCase, run_clinic
 from gastudy.check.diagnostics import default_setup
 from gastudy.check.pitfalls import PITFALLS
-from gastudy.course.widgets import Lab, show_figure, show_table, subplots
+from gastudy.course.widgets import Lab, show_figure, show_html, show_table, subplots
 
 
 @dataclass(frozen=True)
@@ -128,10 +129,14 @@ class ClinicLab(Lab):
 
     def render(self, result: ClinicCase) -> None:
         symptom = SYMPTOMS[result.detector]
-        print(f"symptom: {symptom.seen}\nlook for: {symptom.look_for}\n")
-        print(f"the pitfall ({result.pitfall}): {result.description}")
-        print(f"  detector on the pitfall: {result.before}")
-        print(f"  detector on the fix:     {result.after}")
+        text = (f"symptom: {symptom.seen}\nlook for: {symptom.look_for}\n\n"
+                f"the pitfall ({result.pitfall}): {result.description}\n"
+                f"  detector on the pitfall: {result.before}\n  detector on the fix:     {result.after}")
+        e = html.escape
+        show_html(f"<p><b>symptom:</b> {e(symptom.seen)}<br><b>look for:</b> {e(symptom.look_for)}</p>"
+                  f"<p><b>the pitfall</b> (<code>{e(result.pitfall)}</code>): {e(result.description)}</p>"
+                  f"<ul><li><b>detector on the pitfall:</b> {e(str(result.before))}</li>"
+                  f"<li><b>detector on the fix:</b> {e(str(result.after))}</li></ul>", text)
         fig, ax = subplots(figsize=(6.5, 3.0))
         _plot_case(result, ax)
         show_figure(fig)
