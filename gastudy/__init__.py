@@ -7,12 +7,15 @@ The public API, by course section:
 - MB-4: :func:`make_groups`, :class:`Group`
 - MB-1, MB-4…MB-6: :class:`Accumulator` (the engine), :class:`Counters`, :class:`Precision`
 - MB-7: :mod:`gastudy.parallel.ddp` (DDP replicas, ``no_sync``, global denominator),
-  :mod:`gastudy.parallel.launch` (local multi-process runs)
+  :mod:`gastudy.parallel.launch` (local multi-process runs), :mod:`gastudy.parallel.pool` (a warm pool)
 - CK-1…CK-4: :func:`enable_checkpointing`, :func:`disable_checkpointing`, :func:`layer_selection`
 - MB-9, GA-1, GA-2: :func:`saved_bytes`, :class:`MemoryProbe`, :func:`phase_timeline`,
   :func:`plan_for_budget`, :func:`time_update`, :func:`compare_layouts`
 - MB-10: :func:`verify_one_update`, :class:`RunRecord`, :func:`train`
 - MB-11: :mod:`gastudy.check.diagnostics` (five detectors), :mod:`gastudy.check.pitfalls` (wrong loops)
+
+The package's folders are its layers (``core``, ``memory``, ``parallel``, ``check``, ``run``,
+``course``, ``cli``): see ARCHITECTURE.md.
 """
 
 from gastudy.check.verify import verify_one_update
