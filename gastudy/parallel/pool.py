@@ -87,7 +87,9 @@ class WorkerPool:
 
     ``pg_timeout`` (seconds) bounds every collective; ``timeout`` (seconds) bounds one
     :meth:`run`. Raises ``ValueError`` for ``nprocs`` < 1. Start-up (``import torch`` and the
-    rendezvous) happens on the first :meth:`run` or :meth:`start`.
+    rendezvous) happens on the first :meth:`run` or :meth:`start`. Workers are *spawned*: in a
+    script, start the pool under ``if __name__ == "__main__":``, as with
+    ``torch.multiprocessing`` (a notebook needs nothing).
     """
 
     def __init__(self, nprocs: int, *, pg_timeout: float = 30.0, timeout: float = 120.0):
@@ -146,7 +148,10 @@ class WorkerPool:
                 break  # the others are stuck waiting for the failed rank
             if time.monotonic() > deadline:
                 self.close()
-                raise LaunchTimeout(f"the worker pool did not answer within {timeout:.0f} s; it was stopped",
+                hint = (" The workers never joined: when this runs from a script, the code that starts the "
+                        "pool must sit under `if __name__ == \"__main__\":` (workers are spawned and import "
+                        "the script again)." if number < 0 else "")
+                raise LaunchTimeout(f"the worker pool did not answer within {timeout:.0f} s; it was stopped.{hint}",
                                     None)
             try:
                 rank, got, status, value = self._results.get(timeout=0.2)
