@@ -1,6 +1,7 @@
 """The course layer, on top of the library: ``labs`` (one module per chapter's widgets),
 ``demos`` (course-only measurements), ``exercises`` (checkers and solutions), ``site`` (the
-static edition), and the shared ``widgets``, ``checks`` and ``sections``.
+static edition), ``i18n`` and ``editions`` (the course in Turkish, Spanish and Arabic: string
+tables, glossary, generated notebooks), and the shared ``widgets``, ``checks`` and ``sections``.
 
 Notebooks stay short: a cell builds a lab (``SomeLab()``), displays it and runs a check.
 :data:`SECTIONS` maps every section ID of the source documents to its notebook. The library
@@ -8,7 +9,9 @@ Notebooks stay short: a cell builds a lab (``SomeLab()``), displays it and runs 
 """
 
 from gastudy.course.checks import check, check_close
+from gastudy.course.i18n import language, set_language
 from gastudy.course.sections import NOTEBOOKS, SECTIONS, notebook_for
 from gastudy.course.widgets import Lab
 
-__all__ = ["Lab", "check", "check_close", "SECTIONS", "NOTEBOOKS", "notebook_for"]
+__all__ = ["Lab", "check", "check_close", "SECTIONS", "NOTEBOOKS", "notebook_for", "set_language",
+           "language"]

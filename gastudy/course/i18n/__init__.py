@@ -1,0 +1,149 @@
+"""The course in four languages: one switch, one string table per language, one glossary.
+
+English is the source and the default. Every user-visible string of the labs (titles, control
+labels, plot titles and axes, table headers, verdicts, check messages, exercise feedback) is
+written in English in the code and passed through :func:`t`::
+
+    from gastudy.course.i18n import t
+    title = t("Effective batch per update")
+    note = t("{n} microbatches per update", n=4)
+
+:func:`t` looks the English text up in the table of the current language
+(:func:`set_language`) and falls back to the English text when a table has no entry, so a
+missing translation never breaks a lab; :func:`missing_translations` lists every such gap and a
+test keeps the list empty. The English text is the key: the code stays readable and a changed
+English string shows up as a missing translation instead of silently keeping a stale one.
+
+The terms the course uses (microbatch, group, update, replica, …) have one chosen rendering per
+language in :mod:`gastudy.course.i18n.terms`; translations use those renderings. Course section:
+00 (how the course works).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+LANGUAGES: dict[str, str] = {"en": "English", "tr": "Türkçe", "es": "Español", "ar": "العربية"}
+"""Language codes the course is edited in, with each language's own name."""
+
+RIGHT_TO_LEFT = frozenset({"ar"})
+
+_current = os.environ.get("GASTUDY_LANG", "en") if os.environ.get("GASTUDY_LANG", "en") in LANGUAGES else "en"
+_tables: dict[str, dict[str, str]] = {}
+
+
+def _check_code(code: str) -> str:
+    if not isinstance(code, str) or code.strip().lower() not in LANGUAGES:
+        choices = ", ".join(f"{c!r} ({name})" for c, name in LANGUAGES.items())
+        raise ValueError(f"unknown course language {code!r}: choose one of {choices}")
+    return code.strip().lower()
+
+
+def set_language(code: str) -> str:
+    """Switch every lab built from now on to language ``code`` (``"en"``, ``"tr"``, ``"es"``,
+    ``"ar"``); returns the code. Labs already on screen keep their language until rebuilt.
+
+    Raises ``ValueError`` naming the choices for an unknown code (and changes nothing).
+    """
+    global _current
+    _current = _check_code(code)
+    return _current
+
+
+def language() -> str:
+    """The code of the current course language (``"en"`` unless :func:`set_language` changed it
+    or the ``GASTUDY_LANG`` environment variable named another supported language)."""
+    return _current
+
+
+def is_rtl(code: str | None = None) -> bool:
+    """True when ``code`` (default: the current language) is written right to left."""
+    return (code or _current) in RIGHT_TO_LEFT
+
+
+def direction(code: str | None = None) -> str:
+    """``"rtl"`` or ``"ltr"``, for the HTML ``dir`` attribute of text in ``code``."""
+    return "rtl" if is_rtl(code) else "ltr"
+
+
+def table(code: str) -> dict[str, str]:
+    """The string table of language ``code``: English text → translation (empty for English)."""
+    code = _check_code(code)
+    if code == "en":
+        return {}
+    if code not in _tables:
+        _tables[code] = dict(importlib.import_module(f"gastudy.course.i18n.strings_{code}").STRINGS)
+    return _tables[code]
+
+
+def t(english: str, /, **fields: object) -> str:
+    """``english`` in the current language, with ``{name}`` fields filled from ``fields``.
+
+    Falls back to the English text when the current language has no entry for it. Numbers are
+    formatted by the caller (the course keeps Latin digits in every language).
+    """
+    text = table(_current).get(english, english) if _current != "en" else english
+    return text.format(**fields) if fields else text
+
+
+def strings_in(paths: Iterable[Path]) -> dict[str, list[str]]:
+    """Every literal passed to :func:`t` in the Python files ``paths``: text → ``file:line`` list.
+
+    Only calls spelled ``t("…")`` with a literal first argument count; a non-literal first
+    argument is reported by :func:`untranslatable_calls`.
+    """
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if _is_t_call(node) and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                found.setdefault(node.args[0].value, []).append(f"{Path(path).name}:{node.lineno}")
+    return found
+
+
+def untranslatable_calls(paths: Iterable[Path]) -> list[str]:
+    """``file:line`` of every ``t(...)`` call whose first argument is not a string literal: such a
+    text cannot be found by :func:`missing_translations` and would silently stay English."""
+    bad = []
+    for path in paths:
+        for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
+            if _is_t_call(node) and not (isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                bad.append(f"{Path(path).name}:{node.lineno}")
+    return bad
+
+
+def _is_t_call(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "t"
+            and len(node.args) >= 1)
+
+
+def course_sources() -> list[Path]:
+    """The Python files of the course layer whose strings are translated."""
+    root = Path(__file__).resolve().parent.parent
+    return sorted(p for p in root.rglob("*.py") if "i18n" not in p.parts and "solutions" not in p.parts)
+
+
+def missing_translations(code: str, paths: Iterable[Path] | None = None) -> dict[str, list[str]]:
+    """English texts used with :func:`t` in ``paths`` (default: the course layer) that language
+    ``code`` has no translation for, each with where it is used. Empty for English."""
+    code = _check_code(code)
+    if code == "en":
+        return {}
+    have = table(code)
+    return {s: where for s, where in strings_in(paths or course_sources()).items() if s not in have}
+
+
+def unused_translations(code: str, paths: Iterable[Path] | None = None) -> list[str]:
+    """Entries of language ``code``'s table that no :func:`t` call uses any more (usually an
+    English text that was edited: its translation must be redone under the new key)."""
+    used = strings_in(paths or course_sources())
+    return sorted(s for s in table(code) if s not in used)
+
+
+__all__ = ["LANGUAGES", "RIGHT_TO_LEFT", "set_language", "language", "is_rtl", "direction", "t",
+           "table", "missing_translations", "unused_translations", "strings_in", "untranslatable_calls",
+           "course_sources"]

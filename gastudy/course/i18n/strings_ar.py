@@ -1,0 +1,7 @@
+"""The course's user-visible strings in ar: English text (as written in the code) → translation.
+
+Use the renderings of :mod:`gastudy.course.i18n.terms`. Keep ``{fields}`` unchanged.
+"""
+
+STRINGS: dict[str, str] = {
+}

@@ -1,0 +1,156 @@
+"""The course's terminology in four languages: one chosen rendering per term.
+
+The source documents disagree with themselves (the Arabic checkpointing guide uses at least five
+renderings of "checkpointing"; the Arabic accumulation guide says both دفعات مصغّرة and
+الدفعات الفرعية for microbatch; the Turkish guide says mikrobatch, mikro yığın, mikro grup and
+mikro parti; the Spanish guide writes both mini-lotes and mini lotes). This table settles each
+term once. Translations of the course use these renderings, and every rendering is shown with the
+English term beside it, because learners meet the English word in code and error messages.
+
+``variants`` lists what the sources say instead; ``note`` records a correction where a source
+slipped. Course section: 00 (glossary).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Term:
+    """One course term: English, Turkish, Spanish and Arabic renderings, the sources' variants."""
+
+    en: str
+    tr: str
+    es: str
+    ar: str
+    variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    note: str = ""
+
+    def rendering(self, code: str) -> str:
+        """The chosen rendering in language ``code`` (``"en"``, ``"tr"``, ``"es"``, ``"ar"``)."""
+        if code not in ("en", "tr", "es", "ar"):
+            raise ValueError(f"unknown language {code!r}: choose 'en', 'tr', 'es' or 'ar'")
+        return getattr(self, code)
+
+
+TERMS: tuple[Term, ...] = (
+    Term("microbatch", "mikro yığın", "microlote", "دفعة مصغّرة",
+         {"tr": ("mikrobatch", "mikro yığın", "mikro grup", "mikro parti"),
+          "es": ("mini-lote", "mini lote"), "ar": ("دفعات مصغّرة", "الدفعات الفرعية")}),
+    Term("accumulation group", "birikim grubu", "grupo de acumulación", "مجموعة التراكم"),
+    Term("update (optimizer update)", "güncelleme (optimize edici güncellemesi)",
+         "actualización (del optimizador)", "تحديث (تحديث المُحسِّن)"),
+    Term("gradient accumulation", "gradyan birikimi", "acumulación de gradientes", "تراكم التدرّجات",
+         {"tr": ("birikim", "biriktirme")}),
+    Term("accumulation steps (A)", "birikim adımı sayısı (A)", "pasos de acumulación (A)",
+         "خطوات التراكم (A)"),
+    Term("effective batch", "etkin yığın", "lote efectivo", "الدفعة الفعّالة",
+         {"tr": ("etkin batch", "efektif batch")}),
+    Term("micro-batch size (m)", "mikro yığın boyutu (m)", "tamaño del microlote (m)",
+         "حجم الدفعة المصغّرة (m)", {"es": ("tamaño de lote por dispositivo",)}),
+    Term("replica", "replika", "réplica", "نسخة مكرَّرة"),
+    Term("data parallelism", "veri paralelliği", "paralelismo de datos", "توازي البيانات"),
+    Term("sharded data parallelism (FSDP)", "parçalanmış veri paralelliği (FSDP)",
+         "paralelismo de datos fragmentado (FSDP)", "توازي البيانات المجزّأ (FSDP)",
+         {"tr": ("durum parçalama",)}),
+    Term("supervised item", "denetlenen öğe", "objetivo de predicción", "هدف تنبؤ",
+         {"tr": ("denetlenen token", "ilgili öğe"), "ar": ("أهداف التنبؤ",)}),
+    Term("token", "token", "token", "رمز (token)"),
+    Term("padding", "dolgu", "relleno (padding)", "الحشو"),
+    Term("ignored label (-100)", "yok sayılan etiket (-100)", "etiqueta ignorada (-100)",
+         "تسمية مُهمَلة (-100)"),
+    Term("shifted labels", "kaydırılmış etiketler", "etiquetas desplazadas", "التسميات المُزاحة"),
+    Term("causal language model", "nedensel dil modeli", "modelo de lenguaje causal",
+         "نموذج لغوي سببي", {"ar": ("نماذج LM السببية",)}),
+    Term("denominator", "payda", "denominador", "المقام"),
+    Term("loss normalization", "kayıp normalleştirmesi", "normalización de la pérdida",
+         "تطبيع الخسارة", {"es": ("escala de pérdida",), "ar": ("تحديد مقياس الدالة",)},
+         note="The Hugging Face guides call this section \"loss scaling\": dividing the loss by "
+              "the number of targets. The Arabic heading تحديد مقياس الدالة (\"setting the "
+              "function's scale\") loses the meaning; the course says تطبيع الخسارة. It is not "
+              "the loss scale of mixed precision (see \"loss scale\")."),
+    Term("mean of means", "ortalamaların ortalaması", "media de medias", "متوسط المتوسطات"),
+    Term("loss", "kayıp", "pérdida", "الخسارة"),
+    Term("gradient", "gradyan", "gradiente", "التدرّج"),
+    Term("forward pass", "ileri geçiş", "pasada hacia adelante", "التمرير الأمامي",
+         {"ar": ("المرور الأمامي",)}),
+    Term("backward pass", "geri geçiş", "pasada hacia atrás", "التمرير الخلفي",
+         {"ar": ("المرور الخلفي", "مسار الرجوع")}),
+    Term("optimizer", "optimize edici", "optimizador", "المُحسِّن"),
+    Term("learning rate", "öğrenme oranı", "tasa de aprendizaje", "معدّل التعلّم"),
+    Term("scheduler (learning-rate schedule)", "zamanlayıcı (öğrenme oranı takvimi)",
+         "planificador (de la tasa de aprendizaje)", "المُجدوِل (جدول معدّل التعلّم)",
+         {"tr": ("scheduler", "takvim")}),
+    Term("mixed precision", "karma duyarlılık", "precisión mixta", "الدقة المختلطة",
+         {"tr": ("karışık hassasiyet",)}),
+    Term("autocast", "autocast (otomatik tür dönüştürme)", "autocast (conversión automática de tipo)",
+         "autocast (التحويل التلقائي لنوع البيانات)"),
+    Term("gradient scaler", "gradyan ölçekleyici (GradScaler)", "escalador de gradientes (GradScaler)",
+         "مُحجِّم التدرّجات (GradScaler)"),
+    Term("loss scale", "kayıp ölçeği", "factor de escala de la pérdida", "معامل تحجيم الخسارة",
+         {"tr": ("ölçek faktörü",)}),
+    Term("gradient clipping", "gradyan kırpma", "recorte de gradientes", "قصّ التدرّجات"),
+    Term("activation", "aktivasyon", "activación", "التفعيل",
+         {"ar": ("التنشيطات", "التفعيلات")}),
+    Term("activation checkpointing", "aktivasyon kontrol noktası (checkpointing)",
+         "puntos de control de activaciones (checkpointing)", "نقاط تفتيش التفعيلات (checkpointing)",
+         {"ar": ("التحقق من النقاط", "نقطة التفتيش", "تدرّج نقطة التفتيش", "الفحص النقطة",
+                 "فحص التدرّج", "نقاط التحقق"), "es": ("gradient checkpointing",),
+          "tr": ("bellek kontrol noktaları",)},
+         note="The Arabic checkpointing guide mixes at least five renderings, one of them "
+              "ungrammatical (الفحص النقطة); التحقق من النقاط reads as \"verifying the points\". "
+              "The course uses نقاط تفتيش التفعيلات throughout."),
+    Term("recomputation", "yeniden hesaplama", "recálculo", "إعادة الحساب"),
+    Term("offload", "boşaltma (ana belleğe aktarma)", "descarga a la memoria del host (offload)",
+         "التفريغ إلى ذاكرة المضيف (offload)"),
+    Term("host memory", "ana bellek (host)", "memoria del host", "ذاكرة المضيف"),
+    Term("pinned memory", "sabitlenmiş bellek (pinned)", "memoria fijada (pinned)",
+         "الذاكرة المثبّتة (pinned)"),
+    Term("peak memory", "tepe bellek", "pico de memoria", "ذروة الذاكرة",
+         {"tr": ("pik",)}),
+    Term("allocator", "bellek ayırıcı", "asignador de memoria", "مُخصِّص الذاكرة"),
+    Term("all-reduce", "all-reduce (tümüne indirgeme)", "all-reduce (reducción global)",
+         "all-reduce (الاختزال الشامل)"),
+    Term("all-gather", "all-gather (tümünden toplama)", "all-gather (recopilación global)",
+         "all-gather (التجميع الشامل)"),
+    Term("reduce-scatter", "reduce-scatter (indirge ve dağıt)", "reduce-scatter (reducir y repartir)",
+         "reduce-scatter (الاختزال ثم التوزيع)"),
+    Term("gradient synchronization (no_sync)", "gradyan senkronizasyonu (no_sync)",
+         "sincronización de gradientes (no_sync)", "مزامنة التدرّجات (no_sync)"),
+    Term("throughput", "verim (işlem hızı)", "rendimiento (throughput)", "الإنتاجية"),
+    Term("short last group", "eksik son grup", "último grupo incompleto", "المجموعة الأخيرة الناقصة",
+         {"tr": ("kısmi grup",)}),
+    Term("experiment", "deney", "experimento", "تجربة",
+         {"tr": ("deneyim",)},
+         note="The Turkish guide's heading \"aynı deneyimi garanti etmez\" says \"experience\" "
+              "(deneyim) where it means experiment (deney): the same effective batch does not "
+              "guarantee the same experiment."),
+    Term("one-update check (verifier)", "tek güncelleme doğrulaması", "verificación de una actualización",
+         "التحقق من تحديث واحد"),
+    Term("symptom (diagnostic)", "belirti (tanı)", "síntoma (diagnóstico)", "عَرَض (تشخيص)"),
+    Term("run record", "çalışma kaydı", "registro de la ejecución", "سجلّ التشغيل"),
+    Term("nats (loss unit)", "nat (kayıp birimi)", "nats (unidad de la pérdida)", "nat (وحدة الخسارة)"),
+)
+
+
+def term(english: str) -> Term:
+    """The :class:`Term` whose English name is ``english`` (case-insensitive). Raises ``KeyError``
+    naming close matches when there is none."""
+    for entry in TERMS:
+        if entry.en.lower() == english.lower():
+            return entry
+    close = [e.en for e in TERMS if english.lower() in e.en.lower()]
+    raise KeyError(f"no course term {english!r}" + (f"; did you mean {close}?" if close else ""))
+
+
+def glossary_rows(code: str) -> list[dict[str, str]]:
+    """The glossary as table rows for language ``code``: the rendering with the English term
+    beside it (English alone for ``"en"``)."""
+    rows = []
+    for entry in TERMS:
+        row = {"English": entry.en}
+        if code != "en":
+            row[code] = entry.rendering(code)
+        rows.append(row)
+    return rows

@@ -1,0 +1,128 @@
+"""The language switch, the string tables, the four-language glossary and the generated editions."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from gastudy.course import editions, i18n
+from gastudy.course.i18n import terms
+
+
+@pytest.fixture(autouse=True)
+def english_again():
+    yield
+    i18n.set_language("en")
+
+
+def test_t_falls_back_to_english_and_fills_fields(monkeypatch):
+    monkeypatch.setitem(i18n._tables, "tr", {"{n} microbatches per update": "güncelleme başına {n} mikro yığın"})
+    assert i18n.t("{n} microbatches per update", n=4) == "4 microbatches per update"
+    assert i18n.set_language("tr") == "tr" and i18n.language() == "tr"
+    assert i18n.t("{n} microbatches per update", n=4) == "güncelleme başına 4 mikro yığın"
+    assert i18n.t("no entry for this one") == "no entry for this one"
+
+
+def test_unknown_language_is_refused_and_changes_nothing():
+    i18n.set_language("es")
+    with pytest.raises(ValueError, match=r"unknown course language 'fr'.*'tr' \(Türkçe\)"):
+        i18n.set_language("fr")
+    assert i18n.language() == "es"
+
+
+def test_rtl_only_for_arabic():
+    assert [i18n.direction(c) for c in ("en", "tr", "es", "ar")] == ["ltr", "ltr", "ltr", "rtl"]
+
+
+def test_missing_translations_are_found_by_reading_the_code(tmp_path, monkeypatch):
+    source = tmp_path / "lab.py"
+    source.write_text('from gastudy.course.i18n import t\nA = t("Peak memory")\nB = t("Throughput")\nC = t(name)\n')
+    monkeypatch.setitem(i18n._tables, "es", {"Peak memory": "Pico de memoria", "Old text": "Texto viejo"})
+    assert i18n.missing_translations("es", [source]) == {"Throughput": ["lab.py:3"]}
+    assert i18n.unused_translations("es", [source]) == ["Old text"]
+    assert i18n.untranslatable_calls([source]) == ["lab.py:4"]
+
+
+@pytest.mark.parametrize("code", ["tr", "es", "ar"])
+def test_no_course_string_lacks_a_translation(code):
+    assert i18n.untranslatable_calls(i18n.course_sources()) == []
+    assert i18n.missing_translations(code) == {}
+
+
+def test_glossary_has_one_rendering_per_term_in_every_language():
+    assert len(terms.TERMS) >= 40
+    english = [e.en for e in terms.TERMS]
+    assert len(set(english)) == len(english)
+    for code in ("tr", "es", "ar"):
+        renderings = [e.rendering(code) for e in terms.TERMS]
+        assert all(r.strip() for r in renderings)
+    # the sources' inconsistencies are settled: one chosen rendering, the variants recorded
+    micro = terms.term("microbatch")
+    assert micro.tr == "mikro yığın" and set(micro.variants["tr"]) >= {"mikrobatch", "mikro grup", "mikro parti"}
+    assert "الدفعات الفرعية" in micro.variants["ar"]
+    assert len(terms.term("activation checkpointing").variants["ar"]) >= 5
+    assert "deneyim" in terms.term("experiment").note
+    rows = terms.glossary_rows("ar")
+    assert rows[0] == {"English": "microbatch", "ar": "دفعة مصغّرة"}
+    with pytest.raises(KeyError, match="did you mean"):
+        terms.term("micro")
+
+
+def _tiny_course(tmp_path):
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 01 · Title"), nbformat.v4.new_code_cell("x = 1\nx"),
+                nbformat.v4.new_markdown_cell("Some *text*.")]
+    for cell, cid in zip(nb.cells, ["a", "b", "c"]):
+        cell["id"] = cid
+    nbformat.write(nb, str(folder / "01_tiny.ipynb"))
+    return folder
+
+
+def test_editions_keep_code_identical_and_track_stale_translations(tmp_path):
+    folder = _tiny_course(tmp_path)
+    before = editions.update_translation_files("ar", folder)
+    assert (before.count("missing"), before.count("ok")) == (2, 0)
+    path = folder / "translations" / "ar" / "01_tiny.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["cells"]["a"]["english"] == "# 01 · Title" and data["cells"]["a"]["text"] == ""
+    data["cells"]["a"]["text"] = "# 01 · العنوان"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+    [report] = editions.build_editions(("ar",), folder)
+    assert report.notebooks == ["01_tiny.ipynb"] and (report.count("ok"), report.count("missing")) == (1, 1)
+    english = nbformat.read(str(folder / "01_tiny.ipynb"), 4)
+    arabic = nbformat.read(str(folder / "ar" / "01_tiny.ipynb"), 4)
+    assert arabic.cells[0]["id"] == editions.SET_LANGUAGE_ID and 'set_language("ar")' in arabic.cells[0].source
+    assert [c.source for c in arabic.cells[1:] if c.cell_type == "code"] == \
+           [c.source for c in english.cells if c.cell_type == "code"]
+    assert arabic.cells[1].source.startswith('<div dir="rtl" lang="ar">') and "العنوان" in arabic.cells[1].source
+    assert arabic.cells[3].source == "Some *text*."          # untranslated: English stays
+
+    english.cells[0].source = "# 01 · A new title"            # the English text changes…
+    nbformat.write(english, str(folder / "01_tiny.ipynb"))
+    status = editions.translation_status("ar", folder)
+    assert [(c.cell_id, c.state) for c in status.cells] == [("a", "stale"), ("c", "missing")]
+    editions.update_translation_files("ar", folder)           # …the translator sees the old text
+    entry = json.loads(path.read_text(encoding="utf-8"))["cells"]["a"]
+    assert entry["previous"] == "# 01 · العنوان" and entry["text"] == "" and entry["english"] == "# 01 · A new title"
+
+
+def test_a_notebook_nobody_translated_is_not_published_as_english(tmp_path):
+    folder = _tiny_course(tmp_path)
+    [report] = editions.build_editions(("tr",), folder)
+    assert report.notebooks == [] and not (folder / "tr" / "01_tiny.ipynb").exists()
+    with pytest.raises(ValueError, match="no edition 'en'"):
+        editions.build_editions(("en",), folder)
+
+
+def test_a_broken_translation_file_names_itself(tmp_path):
+    folder = _tiny_course(tmp_path)
+    bad = folder / "translations" / "es" / "01_tiny.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("[1, 2]")
+    with pytest.raises(ValueError, match="01_tiny.json is not a translation file"):
+        editions.translation_status("es", folder)
