@@ -6,7 +6,9 @@ Each driver starts real local processes (gloo) and takes a few seconds on two co
 - :func:`compare_denominators`: global denominator vs naive per-replica mean vs the big batch;
 - :func:`count_allreduces`: gradient all-reduces per update with and without ``no_sync``;
 - :func:`duplicate_samples_demo`: the same samples on every replica (no distributed sampler);
-- :func:`uneven_groups_demo`: replicas that run out of data at different times.
+- :func:`uneven_groups_demo`: replicas that run out of data at different times;
+- :func:`run_cell_function`: a loop written in a notebook cell, run on every replica, and
+  :func:`library_update`, the engine's update it is checked against.
 """
 
 from __future__ import annotations
@@ -290,3 +292,85 @@ def uneven_groups_demo(last_group: str = "keep", replicas: int = 2, dataset_size
     return run_on_replicas(uneven_groups_worker, replicas, last_group, dataset_size, micro_batch=micro_batch,
                      accumulation_steps=accumulation_steps, no_sync=no_sync, timeout=timeout)
 
+
+
+# ----------------------------------------------------------------------------- the plain loop (MB-7)
+def run_source_worker(source: str, name: str, *args: Any, **kwargs: Any) -> Any:
+    """One rank of :func:`run_cell_function`: define ``name`` from ``source`` and call it.
+
+    The function is defined in a fresh namespace on this rank, so it must be self-contained
+    (its imports inside its body). Course: MB-7.
+    """
+    namespace: dict[str, Any] = {"__name__": f"gastudy_cell_{name}"}
+    exec(compile(source, f"<cell function {name}>", "exec"), namespace)  # noqa: S102 - the learner's own cell
+    return namespace[name](*args, **kwargs)
+
+
+def run_cell_function(fn: Callable[..., Any], replicas: int, *args: Any, timeout: float = 120.0,
+                      **kwargs: Any) -> list[Any]:
+    """Run a function written in a notebook cell on every rank of the warm pool; results by rank.
+
+    The pool's workers are separate processes that cannot import a notebook, so the function's
+    *source* (``inspect.getsource``) travels instead and each rank defines it again. The
+    function must therefore be self-contained: imports inside its body, no names from the
+    notebook's globals, a module-level ``def`` (not a lambda), picklable arguments and return
+    value. Raises ``TypeError`` for a lambda or an object without source, and
+    :class:`~gastudy.parallel.launch.WorkerError` when a rank fails. Course: MB-7 (the plain
+    ``no_sync`` loop of chapter 06).
+    """
+    import inspect
+    import textwrap
+
+    name = getattr(fn, "__name__", "")
+    if not callable(fn) or not name.isidentifier():
+        raise TypeError(f"run_cell_function needs a function defined with `def`, got {fn!r}")
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError) as e:
+        raise TypeError(f"the source of {name} cannot be read ({e}); define it with `def` in a cell or a file") from e
+    return run_on_replicas(run_source_worker, replicas, source, name, *args, timeout=timeout, **kwargs)
+
+
+def rank_microbatches(micro_batch: int, accumulation_steps: int, seed: int = 0) -> list[dict[str, torch.Tensor]]:
+    """This rank's first A microbatches of m variable-length addition problems (course: MB-7).
+
+    The data of chapter 06's plain loop and of :func:`engine_update_worker`: ``m·A·D``
+    samples sharded by :class:`~gastudy.core.data.MicrobatchStream` (each rank its own share).
+    Call inside a process group.
+    """
+    from gastudy.core.data import AdditionDataset, MicrobatchStream
+
+    D, rank = dist.get_world_size(), dist.get_rank()
+    stream = MicrobatchStream(AdditionDataset(micro_batch * accumulation_steps * D, seed=seed), micro_batch,
+                              seed=seed, replicas=D, rank=rank)
+    return list(stream)[:accumulation_steps]
+
+
+def engine_update_worker(micro_batch: int = 2, accumulation_steps: int = 4, no_sync: bool = True,
+                         seed: int = 0) -> dict[str, Any]:
+    """One rank: the library's first update on :func:`rank_microbatches` (course: MB-7).
+
+    ``Accumulator`` with :class:`~gastudy.parallel.ddp.DDPReplicas` (global denominator) on
+    tiny-gpt. Returns ``{"calls": gradient all-reduce calls in this update, "gradient": the
+    flat gradient the optimizer step received}``: what chapter 06's plain loop is checked against.
+    """
+    from gastudy.check.steps import first_step_gradients, flat, record_steps
+    from gastudy.core.engine import Accumulator
+    from gastudy.core.groups import build_group
+    from gastudy.core.models import build_model
+
+    net = build_model("tiny-gpt", seed=seed)
+    replicas = DDPReplicas(no_sync=no_sync)
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.0)
+    engine = Accumulator(replicas.wrap(net), optimizer, accumulation_steps=accumulation_steps, replicas=replicas)
+    group = build_group(0, rank_microbatches(micro_batch, accumulation_steps, seed), accumulation_steps)
+    with record_steps(net, optimizer, track_applied=False) as steps:
+        engine.update(group)
+    return {"calls": sum(replicas.counter.calls.values()), "gradient": flat(first_step_gradients(steps), net)}
+
+
+def library_update(replicas: int = 2, micro_batch: int = 2, accumulation_steps: int = 4, no_sync: bool = True,
+                   seed: int = 0, timeout: float = 120.0) -> dict[str, Any]:
+    """Rank 0's :func:`engine_update_worker` result on ``replicas`` processes (course: MB-7)."""
+    return run_on_replicas(engine_update_worker, replicas, micro_batch, accumulation_steps, no_sync, seed,
+                           timeout=timeout)[0]
