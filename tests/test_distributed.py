@@ -20,7 +20,7 @@ import torch
 import torch.distributed as dist
 
 from gastudy.core.data import AdditionDataset, MicrobatchStream, concat_microbatches
-from gastudy.core.engine import model_inputs
+from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import build_group
 from gastudy.core.loss import summed_loss
 from gastudy.core.models import build_model
@@ -70,7 +70,51 @@ def two_rank_suite() -> dict:
         "drop": uneven_groups_worker("drop", 21, return_weights=True),
         "keep_sync_every": uneven_groups_worker("keep", 21, no_sync=False),
         "one_sample": uneven_groups_worker("keep", 1, return_weights=True),
+        "loss": group_loss_worker(),
     }
+
+
+def group_loss_worker(micro_batch: int = 2, accumulation_steps: int = 4) -> dict:
+    """One float64 update on each rank, the loss carried by the gradient all-reduce (count_comm on)
+    and by its fallback (count_comm off); every all_reduce/all_gather during the update counted."""
+    rank, D = dist.get_rank(), dist.get_world_size()
+    shards = [list(MicrobatchStream(AdditionDataset(2 * micro_batch * accumulation_steps, seed=0), micro_batch,
+                                    seed=0, replicas=D, rank=r).microbatches()) for r in range(D)]
+    mine = [{k: v for k, v in mb.items() if k != "sample_ids"} for mb in shards[rank]]  # as a HF collator gives them
+    big = concat_microbatches([mb for shard in shards for mb in shard])
+    ref_net = build_model("tiny-gpt", seed=0, dtype=torch.float64)
+    with torch.no_grad():
+        loss_sum, items = summed_loss(ref_net(**model_inputs(big, torch.device("cpu"))), big)
+    out = {"rank": rank, "big_batch": float(loss_sum / items), "items": sum(
+        int((mb["labels"][:, 1:] != -100).sum()) for mb in shards[rank])}
+    calls: dict[str, int] = {}
+    real = {name: getattr(dist, name) for name in ("all_reduce", "all_gather", "all_gather_object")}
+
+    def counting(name):
+        def call(*args, **kwargs):
+            calls[name] = calls.get(name, 0) + 1
+            return real[name](*args, **kwargs)
+        return call
+
+    for count_comm in (True, False):
+        net = build_model("tiny-gpt", seed=0, dtype=torch.float64)
+        replicas = DDPReplicas(count_comm=count_comm)
+        engine = Accumulator(replicas.wrap(net), torch.optim.SGD(net.parameters(), lr=0.1),
+                             accumulation_steps=accumulation_steps, replicas=replicas)
+        groups = replicas.group_stream(mine, accumulation_steps)
+        group = next(iter(groups))
+        calls.clear()
+        for name in real:
+            setattr(dist, name, counting(name))
+        try:
+            result = engine.update(group)
+        finally:
+            for name, fn in real.items():
+                setattr(dist, name, fn)
+        out[count_comm] = {"loss": result.loss, "calls": dict(calls), "ids_assigned": group.ids_assigned,
+                           "sample_ids": group.sample_ids,
+                           "gradient_allreduces": replicas.counter.calls[replicas.updates] if count_comm else None}
+    return out
 
 
 def mismatch_worker() -> dict:
@@ -249,6 +293,22 @@ def test_allreduce_calls_with_and_without_no_sync(two_ranks):
     assert without["calls_per_update"] == 4 * with_no_sync["calls_per_update"]  # A of them
     assert with_no_sync["bytes_per_update"] == with_no_sync["gradient_bytes"]  # every gradient once
     assert without["bytes_per_update"] == 4 * with_no_sync["gradient_bytes"]
+
+
+def test_every_rank_reports_the_group_loss_without_an_extra_collective(two_ranks):
+    ranks = [r["loss"] for r in two_ranks.results]
+    assert ranks[0]["items"] != ranks[1]["items"]  # the replicas hold different token counts
+    expected = ranks[0]["big_batch"]
+    carried, fallback = [r[True] for r in ranks], [r[False] for r in ranks]
+    assert carried[0]["loss"] == carried[1]["loss"] == pytest.approx(expected, rel=1e-14, abs=0)
+    assert fallback[0]["loss"] == fallback[1]["loss"] == pytest.approx(expected, rel=1e-14, abs=0)
+    for r in carried:  # the gradient all-reduce carried the loss: all_reduce calls = gradient buckets
+        assert r["calls"].get("all_reduce", 0) == r["gradient_allreduces"] >= 1
+        assert r["calls"].get("all_gather", 0) == 0  # the group stream agreed on the counts already
+    assert [r["calls"].get("all_reduce", 0) for r in fallback] == [1, 1]  # no hook: one small all-reduce
+    # HF-style batches without ids: stream positions interleaved over the replicas, never colliding
+    assert all(r["ids_assigned"] for r in carried)
+    assert sorted(carried[0]["sample_ids"] + carried[1]["sample_ids"]) == list(range(16))
 
 
 def test_duplicated_samples_are_detected_and_refused(two_ranks):

@@ -223,6 +223,12 @@ def test_denominator_is_known_before_the_first_forward():
             events.append(("sync", last))
             return __import__("contextlib").nullcontext()
 
+        def carry_loss(self, total):
+            events.append(("carry",))
+
+        def group_loss(self, total):
+            return total
+
     model = tiny_gpt()
     model.register_forward_pre_hook(lambda *a: events.append(("forward",)))
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -332,3 +338,50 @@ def test_scaler_mismatches_are_rejected():
         Precision("bf16", "cpu", scaler=torch.amp.GradScaler("cpu"))
     with pytest.raises(ValueError, match="is for 'cuda'"):
         Precision("fp16", "cpu", scaler=torch.amp.GradScaler("cuda", enabled=False))
+
+
+# --- the reported loss: the group's token-weighted mean, in the model's precision ----------------
+
+def big_batch_mean_loss(model, microbatches):
+    from gastudy.core.data import concat_microbatches
+    from gastudy.core.engine import model_inputs
+
+    big = concat_microbatches(microbatches)
+    with torch.no_grad():
+        loss_sum, items = summed_loss(model(**model_inputs(big, torch.device("cpu"))), big)
+    return loss_sum / items
+
+
+@pytest.mark.parametrize("collate", ["padded", "packed"])
+def test_reported_loss_is_the_big_batch_token_mean_in_float64(collate):
+    mbs = addition_microbatches(8, 2, collate)  # 4 microbatches, different supervised counts
+    assert len({int((mb["labels"] != -100).sum()) for mb in mbs}) > 1
+    model = tiny_gpt(torch.float64)
+    expected = big_batch_mean_loss(copy.deepcopy(model), mbs)
+    assert expected.dtype == torch.float64
+    _, result, _ = engine_gradient(model, mbs)
+    # float64-exact up to rounding; a float32 accumulator would be off by ~1e-8
+    assert result.loss == pytest.approx(float(expected), rel=1e-14, abs=0)
+
+
+def test_reported_loss_of_a_float32_model_is_float32_close():
+    mbs = addition_microbatches(8, 2)
+    model = tiny_gpt(torch.float32)
+    expected = big_batch_mean_loss(copy.deepcopy(model), mbs)
+    _, result, _ = engine_gradient(model, mbs)
+    assert result.loss == pytest.approx(float(expected), rel=1e-6)
+
+
+def test_replicas_without_the_loss_methods_are_refused_before_anything_runs():
+    class Old:
+        size, rank = 1, 0
+
+        def group_denominator(self, group):
+            return group.supervised_items
+
+        def sync(self, model, last):
+            return __import__("contextlib").nullcontext()
+
+    model = tiny_gpt()
+    with pytest.raises(TypeError, match="lack carry_loss, group_loss"):
+        Accumulator(model, torch.optim.SGD(model.parameters(), lr=0.1), accumulation_steps=2, replicas=Old())

@@ -83,3 +83,84 @@ def test_generated_data_matches_the_committed_sample():
     for row, item in zip(rows, ds.items):
         assert row["text"] == decode(item["input_ids"].tolist())
         assert row["supervised"] == int((item["labels"] != -100).sum())
+
+
+# --- batches from elsewhere (a Hugging Face collator): no sample ids, their own pad token --------
+
+def hf_padded_batches(n_batches=5, rows=2, pad=0, seed=0):
+    """What DataCollatorForLanguageModeling gives for causal LM: right-padded input_ids,
+    attention_mask, labels = input_ids with -100 on padding; no sample ids."""
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for _ in range(n_batches):
+        lengths = torch.randint(3, 9, (rows,), generator=g).tolist()
+        T = max(lengths)
+        ids = torch.full((rows, T), pad)
+        mask = torch.zeros((rows, T), dtype=torch.long)
+        for r, n in enumerate(lengths):
+            ids[r, :n] = torch.randint(1, 20, (n,), generator=g)
+            mask[r, :n] = 1
+        out.append({"input_ids": ids, "attention_mask": mask, "labels": ids.masked_fill(mask == 0, -100)})
+    return out
+
+
+def hf_packed_batch(lengths, seed=0):
+    """What DataCollatorWithFlattening gives: one row, position_ids restarting, labels with -100
+    at each sequence's first position (the separator), no shift_labels, no sample ids."""
+    g = torch.Generator().manual_seed(seed)
+    ids = [torch.randint(1, 20, (n,), generator=g) for n in lengths]
+    labels = [torch.cat([torch.tensor([-100]), x[1:]]) for x in ids]
+    return {"input_ids": torch.cat(ids)[None], "labels": torch.cat(labels)[None],
+            "position_ids": torch.cat([torch.arange(n) for n in lengths])[None]}
+
+
+def test_batches_without_ids_become_groups_numbered_by_stream_position():
+    batches = hf_padded_batches(5)
+    originals = [dict(b) for b in batches]
+    stream = make_groups(iter(batches), 2)
+    groups = list(stream)
+    assert [g.size for g in groups] == [2, 2, 1] and [g.ids_assigned for g in groups] == [True] * 3
+    assert stream.ids_assigned and stream.partial.sample_ids == [8, 9]
+    assert [g.sample_ids for g in groups[:2]] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert groups[0].items == [int((b["labels"][:, 1:] != -100).sum()) for b in batches[:2]]
+    assert all(sorted(b) == sorted(o) and "sample_ids" not in b for b, o in zip(batches, originals))  # untouched
+    with_ids = list(make_groups(MicrobatchStream(AdditionDataset(8, seed=0), 2), 2))
+    assert not any(g.ids_assigned for g in with_ids)
+
+
+def test_packed_batches_without_ids_count_sequences_and_round_trip():
+    a, b = hf_packed_batch([4, 6, 3], seed=1), hf_packed_batch([5, 2], seed=2)
+    group = next(iter(make_groups([a, b], 2)))
+    assert group.sample_ids == [0, 1, 2, 3, 4] and group.ids_assigned
+    assert group.items == [(4 - 1) + (6 - 1) + (3 - 1), (5 - 1) + (2 - 1)]  # the shifted count per sequence
+    big = concat_microbatches(group.microbatches)
+    assert big["sample_ids"].tolist() == [0, 1, 2, 3, 4]
+    assert torch.equal(big["input_ids"], torch.cat([a["input_ids"], b["input_ids"]], dim=1))
+    assert int((big["shift_labels"] != -100).sum()) == group.supervised_items
+    starting_at_1 = split_batch({**a, "position_ids": a["position_ids"] + 1})  # a collator's position_ids_start=1
+    assert [len(s["input_ids"]) for s in starting_at_1] == [4, 6, 3]
+
+
+def test_pad_collate_takes_the_pad_token_and_samples_may_lack_ids():
+    samples = [{"input_ids": torch.tensor([5, 6, 7]), "labels": torch.tensor([5, 6, 7])},
+               {"input_ids": torch.tensor([8]), "labels": torch.tensor([8])}]
+    batch = pad_collate(samples, pad_token_id=0)
+    assert batch["input_ids"].tolist() == [[5, 6, 7], [8, 0, 0]] and "sample_ids" not in batch
+    assert batch["labels"].tolist() == [[5, 6, 7], [8, -100, -100]]
+    assert pad_collate(samples)["input_ids"][1, 1] == 13  # the default stays the course's PAD
+    with pytest.raises(ValueError, match="1 of 2 samples have a 'sample_id'"):
+        pad_collate([{**samples[0], "sample_id": torch.tensor(3)}, samples[1]])
+    big = concat_microbatches(hf_padded_batches(2, pad=0))
+    assert int(big["input_ids"][big["attention_mask"] == 0].unique().item()) == 0  # re-padded with the batch's pad
+
+
+def test_microbatch_stream_order_is_explicit():
+    data = AdditionDataset(10, seed=0)
+    assert MicrobatchStream(data, 2).shuffle is True  # the default: a permutation per epoch
+    assert MicrobatchStream(data, 2, shuffle=False).indices(0) == list(range(10))
+    shuffled = MicrobatchStream(data, 2, seed=3)
+    assert shuffled.indices(0) != list(range(10)) and sorted(shuffled.indices(0)) == list(range(10))
+    assert shuffled.indices(0) == MicrobatchStream(data, 2, seed=3).indices(0)  # deterministic
+    assert shuffled.indices(1) != shuffled.indices(0)  # a fresh permutation per epoch
+    with pytest.raises(ValueError, match="shuffle must be True .* or False"):
+        MicrobatchStream(data, 2, shuffle="yes")

@@ -10,7 +10,11 @@ the big-batch reference on an exact copy of the model, then checks:
 - exactly one optimizer step and exactly one scheduler step happened.
 
 It passes with the default (token) normalization, fails with ``steps``/``mean`` on
-variable-length data, and fails with an explanation on a BatchNorm model (MB-8).
+variable-length data, and fails with an explanation on a BatchNorm model (MB-8) or a model
+with active dropout.
+
+It works on copies: the model (and the microbatches) you pass are never modified — weights,
+buffers, gradients, train/eval mode and the global random state are as they were afterwards.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from torch import nn
 from gastudy.check.steps import first_step_gradients, grads_are_zero, record_steps
 from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream, concat_microbatches
 from gastudy.core.engine import Accumulator, model_inputs, on_device
-from gastudy.core.groups import build_group
+from gastudy.core.groups import GroupStream
 from gastudy.core.loss import check_normalization, summed_loss
 from gastudy.core.models import build_model, task_of
 from gastudy.core.precision import PRECISIONS
@@ -34,6 +38,30 @@ from gastudy.core.record import RunRecord
 
 # Largest accepted relative gradient difference (max |Δ| ÷ max |reference|) per precision.
 TOLERANCES = {"fp64": 1e-10, "fp32": 1e-4, "bf16": 5e-2, "fp16": 1e-2}
+VERIFY_PRECISIONS = ("fp64", *PRECISIONS)
+
+
+def verify_precision(precision: str | None, dtype: torch.dtype) -> str:
+    """The precision a verification runs at, from the requested one and the model's dtype (MB-10).
+
+    ``None`` or ``"fp32"`` on a float64 model → ``"fp64"`` (no autocast, float64 all the way,
+    so the float64 tolerance applies); ``None`` otherwise → ``"fp32"``. ``"fp64"`` needs a
+    float64 model. Raises ``ValueError`` for an unknown precision or ``fp64`` on another dtype.
+    """
+    if precision is not None and precision not in VERIFY_PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; use one of {', '.join(VERIFY_PRECISIONS)}")
+    if precision in (None, "fp32", "fp64") and dtype == torch.float64:
+        return "fp64"
+    if precision == "fp64":
+        raise ValueError(f"precision 'fp64' needs a float64 model, but its parameters are {dtype}: "
+                         "call model.double() first, or verify at 'fp32'")
+    return precision or "fp32"
+
+
+def active_dropout(model: nn.Module) -> list[str]:
+    """Names of the dropout modules (p > 0) of ``model``: in training mode each forward draws
+    new masks, so an accumulated update cannot equal the big batch (course: MB-8, MB-10)."""
+    return [n for n, m in model.named_modules() if isinstance(m, nn.modules.dropout._DropoutNd) and m.p > 0]
 
 
 def reference_gradients(model: nn.Module, microbatches: Sequence[Mapping[str, torch.Tensor]], task: str = "causal",
@@ -125,7 +153,7 @@ def verify_one_update(
     model: str | nn.Module = "tiny-gpt",
     micro_batch: int = 2,
     accumulation_steps: int = 4,
-    precision: str = "fp32",
+    precision: str | None = None,
     normalization: str = "tokens",
     collate: str = "padded",
     seed: int = 0,
@@ -137,18 +165,23 @@ def verify_one_update(
 
     Args:
         model: a course model name (``tiny-gpt``, ``ln-mlp``, ``bn-mlp``, ``mlp``) or your own
-            module (then pass ``microbatches`` and ``task``).
+            module (then pass ``microbatches`` and ``task``). Your module is never changed:
+            the update and the reference each run on a deep copy, in training mode.
         micro_batch, accumulation_steps: m and A of the update.
-        precision: ``fp32``, ``bf16`` or ``fp16`` for the update (the reference is fp32).
+        precision: ``fp64``, ``fp32``, ``bf16`` or ``fp16`` for the update (the reference runs
+            in the model's dtype). Default ``None``: ``fp64`` for a float64 model, else ``fp32``
+            (see :func:`verify_precision`; ``fp32`` on a float64 model also means ``fp64``).
         normalization: ``tokens`` (passes), ``steps`` or ``mean`` (fail on variable lengths).
-        microbatches: your own controlled set (A batch dicts with ``sample_ids``).
+        microbatches: your own controlled set: A batch dicts, e.g. from a Hugging Face collator;
+            without ``sample_ids`` they are numbered by position (and the record says so).
+            They are not modified.
         tolerance: max relative gradient difference; default per precision (TOLERANCES).
 
     Returns a :class:`VerifyReport`. Raises ``ValueError`` for an unknown precision or
-    normalization, or a custom module without ``microbatches``/``task``.
+    normalization, ``fp64`` on a model that is not float64, or a custom module without
+    ``microbatches``/``task``. The global random state is restored afterwards (dropout draws
+    happen on a forked generator).
     """
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; use one of {', '.join(PRECISIONS)}")
     check_normalization(normalization)
     name = model if isinstance(model, str) else type(model).__name__
     if isinstance(model, str):
@@ -158,16 +191,31 @@ def verify_one_update(
         model = build_model(model, seed=seed)
     elif microbatches is None or task is None:
         raise ValueError("with your own model, pass microbatches=[...] (A batch dicts) and task=...")
+    if len(microbatches) == 0:
+        raise ValueError("microbatches is empty: pass the A batch dicts of one update")
+    precision = verify_precision(precision, next(model.parameters()).dtype)
+    devices = [torch.cuda.current_device()] if torch.cuda.is_available() and torch.cuda.is_initialized() else []
+    with torch.random.fork_rng(devices=devices):
+        return _verify_on_copies(name, model, list(microbatches), task, precision, normalization, seed, tolerance)
+
+
+def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: str, precision: str,
+                      normalization: str, seed: int, tolerance: float | None) -> VerifyReport:
+    """:func:`verify_one_update` after its arguments are settled; ``original`` is only read."""
     accumulation_steps = len(microbatches)
-    model.train()
+    # the group numbers samples without ids by position; its microbatches are new dicts
+    group = next(iter(GroupStream(microbatches, accumulation_steps, task)))
+    microbatches = group.microbatches
+    model = copy.deepcopy(original).train()
+    model.zero_grad(set_to_none=True)
     reference = copy.deepcopy(model)
     ref_grads = reference_gradients(reference, microbatches, task)
 
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
     engine = Accumulator(model, optimizer, accumulation_steps=accumulation_steps, task=task,
-                         normalization=normalization, precision=precision, scheduler=scheduler)
-    group = build_group(0, list(microbatches), accumulation_steps, task)
+                         normalization=normalization, precision="fp32" if precision == "fp64" else precision,
+                         scheduler=scheduler)
     zero_before = grads_are_zero(model)
     epoch_before = scheduler.last_epoch
     with record_steps(model, optimizer, track_applied=False) as steps:
@@ -191,6 +239,11 @@ def verify_one_update(
         Check("exactly one scheduler step", scheduler_steps == 1, f"{scheduler_steps} scheduler step(s)"),
     ]
     reasons = [f"{c.name}: {c.detail}" for c in checks if not c.ok]
+    dropout = active_dropout(model)
+    if reasons and dropout:
+        reasons.append(f"the model has active dropout ({', '.join(dropout[:3])}{', …' if len(dropout) > 3 else ''}): "
+                       "every forward draws new masks, so the microbatches and the big batch drop different "
+                       "units; verify a copy built with dropout 0 (e.g. the config's *_pdrop / *dropout = 0.0)")
     if reasons and has_batchnorm(model):
         reasons.append("the model has BatchNorm: each microbatch is normalized with its own statistics, so "
                        "accumulation cannot reproduce the big batch (MB-8); use LayerNorm/GroupNorm or accept the gap")
@@ -206,6 +259,8 @@ def verify_one_update(
         scheduler_steps=c.scheduler_steps, microbatches=c.microbatches, samples=c.samples,
         supervised_tokens=c.supervised_tokens, final_loss=result.loss, seed=seed,
         per_replica=[{"rank": 0, "samples": c.samples, "supervised_tokens": c.supervised_tokens}],
+        notes=["the microbatches had no sample_ids: the samples were numbered by position 0, 1, 2, …"]
+        if group.ids_assigned else [],
     )
     config = {"model": name, "micro_batch": record.micro_batch, "accumulation_steps": accumulation_steps,
               "precision": precision, "normalization": normalization, "task": task, "seed": seed}

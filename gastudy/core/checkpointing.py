@@ -15,6 +15,12 @@
 
 The marker wraps each subclass's ``forward`` (not ``__call__``), so module hooks run once per
 call and stay outside the recomputation.
+
+Models with a key/value cache (Hugging Face ``config.use_cache``): a checkpointed layer that
+appends to the cache would append a second time when backward recomputes it (GPT-2 then fails
+with a shape mismatch). Like transformers' own checkpointing, :func:`enable_checkpointing`
+turns the cache off — it sets ``use_cache = False`` on every config in the model that has one —
+and :func:`disable_checkpointing` puts back the values it found.
 """
 
 from __future__ import annotations
@@ -159,6 +165,37 @@ def _hf_checkpoint(fn: Callable, *args, offload: bool = False):
     return _checkpoint(fn, args, {}, offload)
 
 
+# Where enable_checkpointing keeps the ``use_cache`` values it switched off (a plain attribute
+# of the model, so a deep copy of the model carries it along with its configs).
+_SAVED_CACHE = "_gastudy_saved_use_cache"
+
+
+def _cache_configs(model: nn.Module) -> list:
+    """The distinct config objects (Hugging Face style) in ``model`` that have ``use_cache``."""
+    seen: dict[int, object] = {}
+    for module in model.modules():
+        config = getattr(module, "config", None)
+        if config is not None and hasattr(config, "use_cache"):
+            seen.setdefault(id(config), config)
+    return list(seen.values())
+
+
+def _cache_off(model: nn.Module) -> None:
+    """Set ``use_cache = False`` on every config of ``model``, remembering the values it had."""
+    saved = model.__dict__.setdefault(_SAVED_CACHE, [])
+    known = {id(c) for c, _ in saved}
+    for config in _cache_configs(model):
+        if config.use_cache and id(config) not in known:
+            saved.append((config, config.use_cache))
+            config.use_cache = False
+
+
+def _cache_restore(model: nn.Module) -> None:
+    """Give every config the ``use_cache`` value :func:`_cache_off` found (no-op if none)."""
+    for config, value in model.__dict__.pop(_SAVED_CACHE, []):
+        config.use_cache = value
+
+
 def enable_checkpointing(model: nn.Module, every_n_layers: int = 1, offload: bool = False) -> CheckpointingState:
     """Checkpoint the first marked layer and every n-th after it (course: CK-3, CK-4).
 
@@ -167,8 +204,16 @@ def enable_checkpointing(model: nn.Module, every_n_layers: int = 1, offload: boo
     other module — including one with its own ``gradient_checkpointing`` attribute — is left
     as it is. With ``offload=True`` the checkpointed layers keep their inputs in pinned host
     memory on an accelerator; on a CPU-only model the returned ``note`` (and a warning) say
-    that there is nothing to move. Raises ``ValueError`` for ``every_n_layers < 1`` and when
-    the model has no marked layer.
+    that there is nothing to move.
+
+    The key/value cache is turned off, as transformers' own checkpointing does: every config
+    in the model with a ``use_cache`` attribute (Hugging Face models) gets ``use_cache = False``,
+    because a checkpointed layer recomputed in backward would append its keys and values to the
+    cache a second time. :func:`disable_checkpointing` restores the values found here (pass
+    ``use_cache=True`` explicitly to generate with a cache while checkpointing is on).
+
+    Raises ``ValueError`` for ``every_n_layers < 1`` and when the model has no marked layer;
+    nothing is changed then.
     """
     layers = marked_layers(model)
     if not layers:
@@ -177,6 +222,7 @@ def enable_checkpointing(model: nn.Module, every_n_layers: int = 1, offload: boo
     chosen = layer_selection(len(layers), every_n_layers)
     for layer, on in zip(layers, chosen):
         _set(layer, on, offload)
+    _cache_off(model)
     note = ""
     if offload and all(p.device.type == "cpu" for p in model.parameters()):
         note = CPU_OFFLOAD_NOTE
@@ -185,12 +231,14 @@ def enable_checkpointing(model: nn.Module, every_n_layers: int = 1, offload: boo
 
 
 def disable_checkpointing(model: nn.Module) -> None:
-    """Switch checkpointing (and offload) off on every marked layer; nothing else is touched.
+    """Switch checkpointing (and offload) off on every marked layer and give the model's configs
+    back the ``use_cache`` values :func:`enable_checkpointing` turned off; nothing else is touched.
 
     Course: CK-3. The inverse of :func:`enable_checkpointing`.
     """
     for layer in marked_layers(model):
         _set(layer, False, False)
+    _cache_restore(model)
 
 
 def checkpointed_layers(model: nn.Module) -> list[int]:
@@ -203,11 +251,14 @@ def checkpointing(model: nn.Module, every_n_layers: int | None = 1, offload: boo
     """Context manager: checkpointing as given inside the block, the previous switches after.
 
     ``every_n_layers=None`` means no checkpointing inside the block. The marked layers'
-    ``gradient_checkpointing`` / offload switches are restored on exit, even on an error.
+    ``gradient_checkpointing`` / offload switches and the configs' ``use_cache`` are restored on
+    exit, even on an error.
     Course: CK-2, CK-3 (compare settings on one model without rebuilding it).
     """
     layers = marked_layers(model)
     saved = [(layer.gradient_checkpointing, getattr(layer, "checkpoint_offload", False)) for layer in layers]
+    saved_cache = [(c, c.use_cache) for c in _cache_configs(model)]
+    saved_record = list(model.__dict__.get(_SAVED_CACHE, []))
     try:
         if every_n_layers is None:
             disable_checkpointing(model)
@@ -220,3 +271,9 @@ def checkpointing(model: nn.Module, every_n_layers: int | None = 1, offload: boo
     finally:
         for layer, (on, off) in zip(layers, saved):
             _set(layer, on, off)
+        for config, value in saved_cache:
+            config.use_cache = value
+        if saved_record:
+            model.__dict__[_SAVED_CACHE] = saved_record
+        else:
+            model.__dict__.pop(_SAVED_CACHE, None)

@@ -11,8 +11,10 @@
 - :class:`MicrobatchStream`: the deterministic, resumable stream of microbatches of m samples
   for one replica (shuffled per epoch from a seed, sharded by replica rank).
 
-Every batch is a ``dict`` of tensors and carries ``sample_ids`` (LongTensor, one id per sample)
-so that the engine can record exactly which samples an update used.
+Every batch is a ``dict`` of tensors. gastudy's datasets give each sample a ``sample_id`` and
+the collators put them in ``sample_ids`` (LongTensor, one id per sample) so that the engine can
+record exactly which samples an update used. Batches from elsewhere (a Hugging Face collator)
+may come without ids: the groups then number the samples by stream position and say so.
 """
 
 from __future__ import annotations
@@ -99,25 +101,49 @@ class BlobDataset(torch.utils.data.Dataset):
         return {"inputs": self.x[i], "labels": self.y[i], "sample_id": torch.tensor(i)}
 
 
-def pad_collate(samples: Sequence[Sample]) -> Batch:
-    """Stack samples into a padded batch (right padding).
+def _sample_ids(samples: Sequence[Sample]) -> dict[str, torch.Tensor]:
+    """``{"sample_ids": …}`` when every sample has a ``sample_id``, ``{}`` when none has one.
 
-    Sequence samples get ``input_ids`` padded with ``PAD``, ``labels`` padded with -100 and an
-    ``attention_mask`` (1 = real token). Fixed-size samples (``inputs``) are stacked.
+    A batch without ids becomes a group all the same: :func:`gastudy.core.groups.make_groups`
+    numbers its samples by stream position. Mixing is refused (``ValueError``).
     """
-    ids = torch.stack([s["sample_id"] for s in samples])
+    have = ["sample_id" in s for s in samples]
+    if all(have):
+        return {"sample_ids": torch.stack([torch.as_tensor(s["sample_id"]) for s in samples])}
+    if any(have):
+        raise ValueError(f"{sum(have)} of {len(samples)} samples have a 'sample_id': give every sample one, or none "
+                         "(then the groups number the samples by their position in the stream)")
+    return {}
+
+
+def pad_collate(samples: Sequence[Sample], pad_token_id: int = PAD) -> Batch:
+    """Stack samples into a padded batch (right padding). Course: GA-5, MB-3.
+
+    Sequence samples get ``input_ids`` padded with ``pad_token_id`` (default: the course
+    vocabulary's ``PAD``; pass your tokenizer's ``pad_token_id`` for your own model),
+    ``labels`` padded with -100 and an ``attention_mask`` (1 = real token); any other 1-D
+    per-token tensor of a sample (e.g. ``token_type_ids``) is padded with 0. Fixed-size
+    samples (``inputs``) are stacked. ``sample_ids`` is added when the samples carry a
+    ``sample_id`` (all of them or none; ``ValueError`` for a mix).
+    """
+    ids = _sample_ids(samples)
     if "inputs" in samples[0]:
         return {"inputs": torch.stack([s["inputs"] for s in samples]),
-                "labels": torch.stack([s["labels"] for s in samples]), "sample_ids": ids}
+                "labels": torch.stack([s["labels"] for s in samples]), **ids}
     T = max(len(s["input_ids"]) for s in samples)
     B = len(samples)
-    input_ids = torch.full((B, T), PAD, dtype=torch.long)
+    input_ids = torch.full((B, T), pad_token_id, dtype=torch.long)
     labels = torch.full((B, T), IGNORE_INDEX, dtype=torch.long)
     mask = torch.zeros((B, T), dtype=torch.long)
+    extra_keys = [k for k, v in samples[0].items() if k not in ("input_ids", "labels", "attention_mask", "sample_id")
+                  and isinstance(v, torch.Tensor) and v.dim() == 1 and len(v) == len(samples[0]["input_ids"])]
+    extra = {k: torch.zeros((B, T), dtype=samples[0][k].dtype) for k in extra_keys}
     for r, s in enumerate(samples):
         n = len(s["input_ids"])
         input_ids[r, :n], labels[r, :n], mask[r, :n] = s["input_ids"], s["labels"], 1
-    return {"input_ids": input_ids, "attention_mask": mask, "labels": labels, "sample_ids": ids}
+        for k in extra_keys:
+            extra[k][r, :n] = s[k]
+    return {"input_ids": input_ids, "attention_mask": mask, "labels": labels, **extra, **ids}
 
 
 def packed_collate(samples: Sequence[Sample]) -> Batch:
@@ -127,6 +153,7 @@ def packed_collate(samples: Sequence[Sample]) -> Batch:
     ``labels`` with -100 at each sequence's first position, and ``shift_labels`` (1, ΣL):
     the label of the *next* token within the same sequence, -100 at each sequence's last
     position. The loss uses ``shift_labels`` directly, without shifting again (GA-5).
+    ``sample_ids`` as in :func:`pad_collate`.
     """
     ids, pos, labels, shift = [], [], [], []
     for s in samples:
@@ -142,67 +169,135 @@ def packed_collate(samples: Sequence[Sample]) -> Batch:
         "position_ids": torch.cat(pos).unsqueeze(0),
         "labels": torch.cat(labels).unsqueeze(0),
         "shift_labels": torch.cat(shift).unsqueeze(0),
-        "sample_ids": torch.stack([s["sample_id"] for s in samples]),
+        **_sample_ids(samples),
     }
 
 
 COLLATORS: dict[str, Callable[[Sequence[Sample]], Batch]] = {"padded": pad_collate, "packed": packed_collate}
 
 
+def is_packed(batch: Batch) -> bool:
+    """True for a padding-free batch: one row of concatenated sequences with ``position_ids``
+    (gastudy's :func:`packed_collate`, transformers' ``DataCollatorWithFlattening``)."""
+    return "position_ids" in batch and "attention_mask" not in batch and batch["input_ids"].shape[0] == 1
+
+
+def sequence_starts(position_ids: torch.Tensor) -> list[int]:
+    """Where each sequence of a packed row begins: position 0 and every place where the
+    position does not grow by one (so a collator's ``position_ids_start`` does not matter)."""
+    pos = position_ids.reshape(-1)
+    if pos.numel() == 0:
+        return []
+    return [0, *((pos[1:] != pos[:-1] + 1).nonzero().flatten() + 1).tolist()]
+
+
+def samples_in(batch: Batch) -> int:
+    """How many samples a batch holds: its ``sample_ids`` if present, else the sequences of a
+    packed row, else the rows (first dimension) of ``input_ids``/``inputs``/``labels``."""
+    if "sample_ids" in batch:
+        return int(batch["sample_ids"].numel())
+    if "input_ids" in batch and is_packed(batch):
+        return len(sequence_starts(batch["position_ids"]))
+    for key in ("input_ids", "inputs", "labels"):
+        if key in batch:
+            return int(batch[key].shape[0])
+    raise KeyError(f"cannot tell how many samples the batch holds (keys: {sorted(batch)}): "
+                   "it needs input_ids, inputs or labels")
+
+
 def split_batch(batch: Batch) -> list[Sample]:
-    """Undo a collator: the individual samples of a padded or packed batch."""
+    """Undo a collator: the individual samples of a padded (right padding) or packed batch.
+
+    Works for gastudy's collators and for Hugging Face ones (padded with ``attention_mask``,
+    or padding-free with ``position_ids`` and, optionally, ``shift_labels``). A sample gets a
+    ``sample_id`` only when the batch has ``sample_ids``.
+    """
     out: list[Sample] = []
+    n_samples = samples_in(batch)
+    sids = batch["sample_ids"].reshape(-1) if "sample_ids" in batch else None
+
+    def with_id(sample: Sample, k: int) -> Sample:
+        if sids is not None:
+            sample["sample_id"] = sids[k]
+        return sample
+
     if "inputs" in batch:
-        for i, sid in enumerate(batch["sample_ids"]):
-            out.append({"inputs": batch["inputs"][i], "labels": batch["labels"][i], "sample_id": sid})
-        return out
-    if "position_ids" in batch:
-        starts = (batch["position_ids"][0] == 0).nonzero().flatten().tolist() + [batch["input_ids"].shape[1]]
-        for k, sid in enumerate(batch["sample_ids"]):
+        return [with_id({"inputs": batch["inputs"][i], "labels": batch["labels"][i]}, i) for i in range(n_samples)]
+    if is_packed(batch):
+        starts = sequence_starts(batch["position_ids"]) + [batch["input_ids"].shape[1]]
+        for k in range(len(starts) - 1):
             a, b = starts[k], starts[k + 1]
-            labels = torch.cat([batch["labels"][0, a : a + 1], batch["shift_labels"][0, a : b - 1]])
-            out.append({"input_ids": batch["input_ids"][0, a:b], "labels": labels, "sample_id": sid})
+            if "shift_labels" in batch:
+                labels = torch.cat([batch["labels"][0, a : a + 1], batch["shift_labels"][0, a : b - 1]])
+            else:  # the row's labels are unshifted: the sequence's own slice (its first one is never a target)
+                labels = batch["labels"][0, a:b]
+            out.append(with_id({"input_ids": batch["input_ids"][0, a:b], "labels": labels}, k))
         return out
-    for r, sid in enumerate(batch["sample_ids"]):
-        n = int(batch["attention_mask"][r].sum())
-        out.append({"input_ids": batch["input_ids"][r, :n], "labels": batch["labels"][r, :n], "sample_id": sid})
+    B, T = batch["input_ids"].shape
+    mask = batch.get("attention_mask")
+    extra = [k for k, v in batch.items() if k not in ("input_ids", "labels", "attention_mask", "sample_ids")
+             and isinstance(v, torch.Tensor) and tuple(v.shape) == (B, T)]
+    for r in range(B):
+        n = int(mask[r].sum()) if mask is not None else T
+        sample = {"input_ids": batch["input_ids"][r, :n], "labels": batch["labels"][r, :n],
+                  **{k: batch[k][r, :n] for k in extra}}
+        out.append(with_id(sample, r))
     return out
+
+
+def pad_token_of(batch: Batch, default: int = PAD) -> int:
+    """The token a padded batch pads with: ``input_ids`` at its first masked position
+    (``default`` when nothing is padded or there is no ``attention_mask``)."""
+    mask = batch.get("attention_mask")
+    if mask is None or "input_ids" not in batch or bool(mask.bool().all()):
+        return default
+    return int(batch["input_ids"][mask == 0][0])
 
 
 def concat_microbatches(microbatches: Sequence[Batch]) -> Batch:
     """One big batch holding every sample of ``microbatches`` (the big-batch reference).
 
-    Padded batches are re-padded to the longest sequence; packed batches are re-packed into
-    one row. The packed first-position label is restored from ``labels`` so nothing is lost.
+    Padded batches are re-padded to the longest sequence, with the pad token they used;
+    packed batches are re-packed into one row. The packed first-position label is restored
+    from ``labels`` so nothing is lost.
     """
     samples = [s for mb in microbatches for s in split_batch(mb)]
-    collate = packed_collate if "position_ids" in microbatches[0] else pad_collate
-    return collate(samples)
+    if is_packed(microbatches[0]):
+        return packed_collate(samples)
+    if "inputs" in microbatches[0]:
+        return pad_collate(samples)
+    pad = next((pad_token_of(mb, None) for mb in microbatches if pad_token_of(mb, None) is not None), PAD)
+    return pad_collate(samples, pad_token_id=pad)
 
 
 @dataclass
 class MicrobatchStream:
-    """The microbatches one replica sees, in order, for one or more epochs.
+    """The microbatches one replica sees, in order, for one or more epochs (course: MB-2, MB-4, MB-7).
 
     Args:
-        dataset: a map-style dataset of samples (dicts with ``sample_id``).
+        dataset: a map-style dataset of samples (dicts; a ``sample_id`` each for exact records).
         micro_batch: m, samples per microbatch on this replica.
-        collate: ``"padded"``, ``"packed"`` or a callable.
-        seed: the permutation of epoch e uses ``seed + e``; ``shuffle=False`` keeps order.
-        replicas, rank: shard the epoch's permutation as ``perm[rank::replicas]`` (what a
+        collate: ``"padded"``, ``"packed"`` or a callable (e.g. a Hugging Face collator).
+        shuffle: the order of the samples. ``True`` (the default) visits each epoch in a fresh
+            permutation drawn from ``seed + epoch`` — deterministic, so a resumed run sees the
+            same order; ``False`` visits the dataset in index order every epoch.
+        seed: the seed of epoch 0's permutation (epoch e uses ``seed + e``); unused when
+            ``shuffle=False``.
+        replicas, rank: shard the epoch's order as ``order[rank::replicas]`` (what a
             distributed sampler does). ``shard=False`` gives every replica the same samples —
             the duplicated-data mistake MB-7 detects.
         drop_last: drop a final microbatch with fewer than m samples.
 
     ``microbatches(epoch, start=0)`` yields the epoch's microbatches from index ``start``,
-    which is how training resumes at an exact data position.
+    which is how training resumes at an exact data position. Raises ``ValueError`` for a bad
+    m, an unknown collate name or a non-bool ``shuffle``.
     """
 
     dataset: torch.utils.data.Dataset
     micro_batch: int
     collate: str | Callable[[Sequence[Sample]], Batch] = "padded"
     seed: int = 0
-    shuffle: bool = True
+    shuffle: bool = True  # a fresh permutation per epoch; False = dataset order
     replicas: int = 1
     rank: int = 0
     shard: bool = True
@@ -211,13 +306,16 @@ class MicrobatchStream:
     def __post_init__(self) -> None:
         if not isinstance(self.micro_batch, int) or isinstance(self.micro_batch, bool) or self.micro_batch < 1:
             raise ValueError(f"micro_batch (m) must be a positive integer, got {self.micro_batch!r}")
+        if not isinstance(self.shuffle, bool):
+            raise ValueError(f"shuffle must be True (a permutation per epoch from seed + epoch) or False "
+                             f"(dataset order), got {self.shuffle!r}")
         if isinstance(self.collate, str):
             if self.collate not in COLLATORS:
                 raise ValueError(f"unknown collate {self.collate!r}; use one of {sorted(COLLATORS)}")
             self.collate = COLLATORS[self.collate]
 
     def indices(self, epoch: int = 0) -> list[int]:
-        """Dataset indices this replica visits in ``epoch``, in order."""
+        """Dataset indices this replica visits in ``epoch``, in order (shuffled or not, see ``shuffle``)."""
         n = len(self.dataset)
         if self.shuffle:
             order = torch.randperm(n, generator=torch.Generator().manual_seed(self.seed + epoch)).tolist()

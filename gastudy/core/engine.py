@@ -68,8 +68,13 @@ class Counters:
 class UpdateResult:
     """What one update did.
 
-    ``loss`` is the sum of this replica's normalized microbatch losses (nats): with ``tokens``
-    normalization on one replica, the token-weighted mean loss of the group. ``denominator``
+    ``loss`` is the group's loss (nats) — the quantity whose gradient the update applied — the
+    same number on every replica: the normalized microbatch losses summed over the group's
+    microbatches and replicas ÷ D. With ``tokens`` normalization that is the token-weighted mean
+    loss of the whole group (Σ per-item losses ÷ the group's supervised items, over all
+    replicas), computed in the model's precision (float64 for a float64 model, float32 or wider
+    otherwise). With D replicas it rides along the last microbatch's gradient all-reduce where
+    the back-end allows (no extra collective). ``denominator``
     is the group's supervised items over all replicas. ``grad_norm`` is the unscaled total
     norm when clipping is on. ``scale`` is the loss scale the group used (fp16), ``lr`` the
     learning rate the step used.
@@ -87,15 +92,18 @@ class UpdateResult:
 
 
 def on_device(batch: Mapping[str, torch.Tensor], device: torch.device) -> dict[str, torch.Tensor]:
-    """Every tensor of ``batch`` on ``device`` (labels included: the loss runs where the logits are)."""
-    return {k: v.to(device) for k, v in batch.items()}
+    """Every tensor of ``batch`` on ``device`` (labels included: the loss runs where the logits are);
+    other values (a collator's ints, e.g. ``max_length_q``) pass through unchanged."""
+    return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
 
 
 def model_inputs(batch: Mapping[str, torch.Tensor], device: torch.device,
                  dtype: torch.dtype | None = None) -> dict[str, torch.Tensor]:
     """The keyword arguments for ``model(**...)``: every batch key except labels and ids,
-    moved to ``device``; floating-point inputs are cast to ``dtype`` (the model's) if given."""
-    return {k: v.to(device, dtype=dtype if dtype is not None and v.is_floating_point() else v.dtype)
+    moved to ``device``; floating-point inputs are cast to ``dtype`` (the model's) if given.
+    Values that are not tensors (a collator's ints) are passed as they are."""
+    return {k: (v.to(device, dtype=dtype if dtype is not None and v.is_floating_point() else v.dtype)
+                if isinstance(v, torch.Tensor) else v)
             for k, v in batch.items() if k not in NON_INPUT_KEYS}
 
 
@@ -121,7 +129,8 @@ class Accumulator:
 
     Raises ``ValueError`` for a bad A, task, normalization or precision, a scheduler built on
     another optimizer, an optimizer that holds none of the model's parameters, or a scaler
-    that does not match the precision or device.
+    that does not match the precision or device; ``TypeError`` for replicas that do not
+    implement the :class:`~gastudy.core.replicas.Replicas` methods the update calls.
     """
 
     def __init__(
@@ -157,6 +166,10 @@ class Accumulator:
         self.clip_grad_norm, self.ignore_index = clip_grad_norm, ignore_index
         self.loss_fn, self.loss_is_scaled_for_ga = loss_fn, loss_is_scaled_for_ga
         self.replicas = replicas or SingleReplica()
+        missing = [m for m in ("group_denominator", "sync", "carry_loss", "group_loss") if not hasattr(self.replicas, m)]
+        if missing:
+            raise TypeError(f"replicas of type {type(self.replicas).__name__} lack {', '.join(missing)}: implement "
+                            "the gastudy.core.replicas.Replicas protocol (or pass DDPReplicas / nothing for one process)")
         self.counters = Counters()
         optimizer.zero_grad(set_to_none=True)  # a group starts from zero gradients
 
@@ -177,22 +190,28 @@ class Accumulator:
         if denominator == 0:
             raise EmptyGroupError(f"group {group.index} has no supervised item (all labels are "
                                   f"{self.ignore_index}): there is nothing to learn from; drop these samples")
-        total = torch.zeros((), device=self.device)
+        # this replica's share of the group loss, a number for the log (never the graph), in the
+        # model's precision: float64 for a float64 model
+        total = torch.zeros((), device=self.device, dtype=torch.promote_types(self.dtype, torch.float32))
         try:
             for i, mb in enumerate(group.microbatches):
-                with self.replicas.sync(self.model, last=i == group.size - 1):
+                last = i == group.size - 1
+                with self.replicas.sync(self.model, last=last):
                     with self.precision.autocast():
                         output = self.model(**model_inputs(mb, self.device, self.dtype))
                         loss = self.microbatch_loss(output, on_device(mb, self.device), group, denominator)
+                    total += loss.detach().to(total.dtype)
+                    if last:  # offered before the last backward: its gradient all-reduce can carry it
+                        self.replicas.carry_loss(total)
                     self.precision.backward(loss)
-                total += loss.detach().float()  # a number for the log, never the graph
-            if self.precision.scaler is None and not torch.isfinite(total):
-                raise NonFiniteLossError(f"group {group.index}: the loss is {total.item()} without a gradient "
+            group_loss = float(self.replicas.group_loss(total))  # the same on every replica
+            if self.precision.scaler is None and not math.isfinite(group_loss):
+                raise NonFiniteLossError(f"group {group.index}: the loss is {group_loss} without a gradient "
                                          "scaler; lower the learning rate, check the data, or use fp16 with a scaler")
         except BaseException:
             self.optimizer.zero_grad(set_to_none=True)  # leave no half-accumulated gradient behind
             raise
-        return self.apply_update(group, denominator, float(total))
+        return self.apply_update(group, denominator, group_loss)
 
     def microbatch_loss(self, output: Any, batch: Mapping[str, torch.Tensor], group: Group, denominator: int) -> torch.Tensor:
         """One microbatch's contribution to the group loss, normalized once (GA-4, GA-6, MB-3).

@@ -8,16 +8,24 @@ group may be short (fewer than A microbatches); ``last_group`` decides what happ
 - ``"drop"``: skip it.
 
 Either way the samples of the short group are recorded in :attr:`GroupStream.partial`.
+
+Any iterable of dict batches becomes groups — gastudy's streams, or a ``DataLoader`` with a
+Hugging Face collator (padded with ``attention_mask`` and -100 labels, or padding-free with
+``position_ids``/``shift_labels``). Batches without ``sample_ids`` get their samples numbered
+by position in the stream (0, 1, 2, … from the stream's first batch); the group then says so
+(:attr:`Group.ids_assigned`, :attr:`GroupStream.ids_assigned`), because such ids name places
+in the stream, not samples of a data set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import torch
 
 from gastudy.core.counting import check_task, count_supervised
+from gastudy.core.data import samples_in
 from gastudy.core.plan import check_positive_int
 
 LAST_GROUP_POLICIES = ("keep", "drop")
@@ -35,6 +43,8 @@ class Group:
         sample_ids: ids of every sample, in order.
         accumulation_steps: the configured A (a short last group has ``size < A``).
         task: the task its items were counted for (``causal`` counts the shifted labels).
+        ids_assigned: True when the batches came without ``sample_ids`` and the ids are
+            stream positions assigned by :class:`GroupStream` (not data-set ids).
     """
 
     index: int
@@ -43,6 +53,7 @@ class Group:
     sample_ids: list[int]
     accumulation_steps: int
     task: str = "causal"
+    ids_assigned: bool = False
 
     @property
     def size(self) -> int:
@@ -68,13 +79,36 @@ class Group:
 def sample_ids_of(batch: Batch) -> list[int]:
     """The ``sample_ids`` of a batch as a list of ints (``KeyError`` with a hint if missing)."""
     if "sample_ids" not in batch:
-        raise KeyError("batch has no 'sample_ids': the collator must record which samples it holds")
+        raise KeyError("batch has no 'sample_ids': build the groups with make_groups(batches, A), which numbers "
+                       "the samples by stream position, or have the collator record which samples it holds")
     return [int(i) for i in batch["sample_ids"].reshape(-1)]
 
 
+def number_samples(batches: Iterable[Batch], first: int = 0, step: int = 1) -> Iterator[tuple[Batch, bool]]:
+    """Yield ``(batch, assigned)`` for every batch: unchanged with ``assigned=False`` when it
+    has ``sample_ids``; otherwise a shallow copy with ``sample_ids`` = the stream positions of
+    its samples (``first``, ``first + step``, … counted over the whole stream) and
+    ``assigned=True``. The caller's dicts are never modified. Course: MB-4."""
+    position = 0
+    for batch in batches:
+        if not isinstance(batch, Mapping):
+            raise TypeError(f"a microbatch must be a dict of tensors (a collator's output), got {type(batch).__name__}")
+        if "sample_ids" in batch:
+            yield batch, False
+            continue
+        n = samples_in(batch)
+        ids = torch.arange(position, position + n, dtype=torch.long) * step + first
+        position += n
+        yield {**dict(batch), "sample_ids": ids}, True
+
+
 def build_group(index: int, microbatches: list[Batch], accumulation_steps: int, task: str = "causal",
-                ignore_index: int = -100) -> Group:
-    """Make a :class:`Group` from a list of microbatches, counting items and ids up front."""
+                ignore_index: int = -100, ids_assigned: bool = False) -> Group:
+    """Make a :class:`Group` from a list of microbatches, counting items and ids up front (MB-4).
+
+    Every microbatch needs ``sample_ids`` here (``KeyError`` otherwise); :class:`GroupStream`
+    adds them to batches that have none and passes ``ids_assigned=True``.
+    """
     return Group(
         index=index,
         microbatches=list(microbatches),
@@ -82,6 +116,7 @@ def build_group(index: int, microbatches: list[Batch], accumulation_steps: int, 
         sample_ids=[i for mb in microbatches for i in sample_ids_of(mb)],
         accumulation_steps=accumulation_steps,
         task=task,
+        ids_assigned=ids_assigned,
     )
 
 
@@ -104,14 +139,18 @@ class GroupStream:
     """Iterate a stream of microbatches as :class:`Group` objects of A microbatches (MB-4).
 
     Args:
-        microbatches: any iterable of batch dicts (each with ``labels`` and ``sample_ids``).
+        microbatches: any iterable of batch dicts with ``labels`` (or ``shift_labels``):
+            gastudy's :class:`~gastudy.core.data.MicrobatchStream`, or a ``DataLoader`` with a
+            Hugging Face collator. Batches without ``sample_ids`` get stream positions as ids
+            (see :func:`number_samples`); :attr:`ids_assigned` then turns True.
         accumulation_steps: A, ≥ 1.
         task: how supervised items are counted (``causal``, ``masked``, ``classification``).
         last_group: ``"keep"`` or ``"drop"`` for a short last group.
         start_index: number given to the first group (used when resuming).
 
     After iteration, :attr:`partial` records the short last group (or stays ``None``).
-    Raises ``ValueError`` for a bad A or policy before anything is consumed.
+    Raises ``ValueError`` for a bad A or policy before anything is consumed, ``TypeError``
+    for a microbatch that is not a dict.
     """
 
     microbatches: Iterable[Batch]
@@ -121,6 +160,7 @@ class GroupStream:
     ignore_index: int = -100
     start_index: int = 0
     partial: PartialGroupRecord | None = field(default=None, init=False)
+    ids_assigned: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         check_positive_int("accumulation_steps (A)", self.accumulation_steps)
@@ -129,14 +169,16 @@ class GroupStream:
             raise ValueError(f"unknown last_group policy {self.last_group!r}; use 'keep' or 'drop'")
 
     def __iter__(self) -> Iterator[Group]:
-        index, pending = self.start_index, []
-        for mb in self.microbatches:
+        index, pending, assigned = self.start_index, [], False
+        for mb, was_assigned in number_samples(self.microbatches):
             pending.append(mb)
+            assigned |= was_assigned
+            self.ids_assigned |= was_assigned
             if len(pending) == self.accumulation_steps:
-                yield build_group(index, pending, self.accumulation_steps, self.task, self.ignore_index)
-                index, pending = index + 1, []
+                yield build_group(index, pending, self.accumulation_steps, self.task, self.ignore_index, assigned)
+                index, pending, assigned = index + 1, [], False
         if pending:
-            group = build_group(index, pending, self.accumulation_steps, self.task, self.ignore_index)
+            group = build_group(index, pending, self.accumulation_steps, self.task, self.ignore_index, assigned)
             self.partial = PartialGroupRecord(self.last_group, group.size, self.accumulation_steps, group.sample_ids)
             if self.last_group == "keep":
                 yield group
@@ -144,5 +186,11 @@ class GroupStream:
 
 def make_groups(microbatches: Iterable[Batch], accumulation_steps: int, task: str = "causal",
                 last_group: str = "keep", ignore_index: int = -100) -> GroupStream:
-    """Split ``microbatches`` into update groups of A (see :class:`GroupStream`). Course: MB-4."""
+    """Split ``microbatches`` into update groups of A (see :class:`GroupStream`). Course: MB-4.
+
+    ``microbatches`` is any iterable of dict batches: a :class:`~gastudy.core.data.MicrobatchStream`
+    or your own ``DataLoader`` with a Hugging Face collator (padded, or padding-free with
+    ``position_ids``/``shift_labels``). Batches without ``sample_ids`` are numbered by stream
+    position and the groups say so (``group.ids_assigned``, ``stream.ids_assigned``).
+    """
     return GroupStream(microbatches, accumulation_steps, task, last_group, ignore_index)

@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+import torch
 from torch import nn
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,6 +29,11 @@ class Replicas(Protocol):
       cannot agree).
     - ``sync(model, last)`` is the context every microbatch's forward *and* backward run
       in: gradient communication is skipped (``no_sync``) unless ``last`` is true.
+    - ``carry_loss(total)`` is called just before the group's last backward with this
+      replica's share of the group loss (a 0-d tensor); a back-end may send it along with the
+      gradient all-reduce that backward starts. ``group_loss(total)`` is called after that
+      backward and returns the group's loss, the same on every replica: the replicas' totals
+      summed ÷ D (the carried value if it was carried, else one small all-reduce).
     - ``gather(obj)`` returns ``obj`` from every replica, one entry per rank (sample ids,
       per-replica counts for the run record).
     - ``group_stream(microbatches, accumulation_steps, task, last_group, start_index)`` splits
@@ -43,6 +49,10 @@ class Replicas(Protocol):
     def group_denominator(self, group: Group) -> int: ...
 
     def sync(self, model: nn.Module, last: bool) -> contextlib.AbstractContextManager: ...
+
+    def carry_loss(self, total: torch.Tensor) -> None: ...
+
+    def group_loss(self, total: torch.Tensor) -> torch.Tensor: ...
 
     def gather(self, obj: Any) -> list[Any]: ...
 
@@ -63,6 +73,12 @@ class SingleReplica:
 
     def sync(self, model: nn.Module, last: bool) -> contextlib.AbstractContextManager:
         return contextlib.nullcontext()
+
+    def carry_loss(self, total: torch.Tensor) -> None:
+        """Nothing to send: one replica's total is the group loss."""
+
+    def group_loss(self, total: torch.Tensor) -> torch.Tensor:
+        return total
 
     def gather(self, obj: Any) -> list[Any]:
         return [obj]

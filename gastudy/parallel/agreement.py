@@ -27,6 +27,7 @@ from gastudy.core.groups import (
     GroupStream,
     PartialGroupRecord,
     build_group,
+    number_samples,
 )
 
 
@@ -34,6 +35,7 @@ class Collectives(Protocol):
     """The collectives the agreement needs (:class:`~gastudy.parallel.ddp.DDPReplicas` has them)."""
 
     rank: int
+    size: int
 
     def gather_ints(self, values: Sequence[int]) -> list[list[int]]: ...
 
@@ -250,7 +252,10 @@ class DistributedGroupStream(GroupStream):
 
     :attr:`partial` records the short last group (:class:`ReplicaPartialRecord`: policy, this
     replica's real microbatches, every replica's sizes and the sample ids of all replicas);
-    :attr:`replica_microbatches` the real sizes of that group on every rank.
+    :attr:`replica_microbatches` the real sizes of that group on every rank. Batches without
+    ``sample_ids`` are numbered by stream position interleaved over the replicas (position p on
+    rank r gets ``p × D + r``), so assigned ids never collide across replicas;
+    :attr:`ids_assigned` says it happened.
 
     Course: MB-4, MB-7.
     """
@@ -264,15 +269,24 @@ class DistributedGroupStream(GroupStream):
             raise ValueError("DistributedGroupStream needs replicas=DDPReplicas(...)")
 
     def __iter__(self) -> Iterator[Group]:
-        A, it = self.accumulation_steps, iter(self.microbatches)
-        ahead, template, index = next(it, None), None, self.start_index
+        A = self.accumulation_steps
+        numbered = number_samples(self.microbatches, first=self.replicas.rank, step=self.replicas.size)
+
+        def it_next():
+            item = next(numbered, None)
+            if item is None:
+                return None
+            self.ids_assigned |= item[1]
+            return item[0]
+
+        ahead, template, index = it_next(), None, self.start_index
         policy, task = LAST_GROUP_POLICIES.index(self.last_group), TASKS.index(self.task)
         while True:
             pending: list[Batch] = []
             while ahead is not None and len(pending) < A:
                 pending.append(ahead)
-                ahead = next(it, None)
-            local = build_group(index, pending, A, self.task, self.ignore_index)
+                ahead = it_next()
+            local = build_group(index, pending, A, self.task, self.ignore_index, self.ids_assigned)
             template = pending[-1] if pending else template
             rows = self.replicas.gather_ints([index, A, policy, task, len(pending), int(ahead is not None),
                                               local.supervised_items, local.samples, int(template is not None)])
@@ -293,7 +307,7 @@ class DistributedGroupStream(GroupStream):
                     offered = self.replicas.gather(template if self.replicas.rank == donor else None)
                     template = template if template is not None else offered[donor]
                 local = build_group(index, pending + [filler_microbatch(template, self.ignore_index)] * fillers,
-                                    A, self.task, self.ignore_index)
+                                    A, self.task, self.ignore_index, self.ids_assigned)
             yield ReplicaGroup(**{f.name: getattr(local, f.name) for f in fields(Group)},
                                replica_items=[r[ROW.index("items")] for r in rows],
                                replica_samples=[r[ROW.index("samples")] for r in rows],

@@ -15,6 +15,12 @@ accumulation needs on top of DDP:
   count and multiplied by D, which cancels DDP's mean. The accumulated gradient then equals
   the single-process big-batch gradient over all m×A×D samples, even when replicas hold
   different numbers of tokens. ``denominator="local"`` is the naive per-replica mean.
+- **The group loss without an extra collective**: before the last microbatch's backward the
+  engine offers this replica's share of the group loss (:meth:`DDPReplicas.carry_loss`); the
+  gradient all-reduce hook appends it to the first bucket of its dtype, so every replica gets
+  the same mean loss from the all-reduce that runs anyway (:meth:`DDPReplicas.group_loss`).
+  Without the hook (``count_comm=False``, a model wrapped elsewhere) it costs one small
+  all-reduce.
 - **Sample ids**: the first group's ids are compared across replicas; the same samples on
   every replica (no distributed sampler) raise :class:`DuplicateSamplesError`.
 - **Uneven inputs never hang**: :class:`DistributedGroupStream` makes the replicas agree on
@@ -73,6 +79,10 @@ class CommCounter:
     ``update`` is set by :class:`DDPReplicas` at the start of every update; ``calls`` and
     ``bytes`` map an update number to its all-reduce calls and gradient bytes sent.
 
+    The same hook carries the group loss: when :attr:`carry` holds a 0-d tensor, the first
+    bucket of the same dtype is all-reduced with that value appended (one element more, not
+    counted in ``bytes``), and the replicas' mean of it lands in :attr:`carried`.
+
     Course: MB-7.
     """
 
@@ -81,6 +91,8 @@ class CommCounter:
         self.update = 0
         self.calls: dict[int, int] = defaultdict(int)
         self.bytes: dict[int, int] = defaultdict(int)
+        self.carry: torch.Tensor | None = None
+        self.carried: torch.Tensor | None = None
 
     def attach(self, model: DDP) -> DDP:
         """Register the counting hook on ``model`` (a DDP module); returns the model."""
@@ -105,7 +117,21 @@ def _counting_allreduce_hook(state, bucket):  # no annotations: DDP checks them 
     buffer = bucket.buffer()
     state.calls[state.update] += 1
     state.bytes[state.update] += buffer.numel() * buffer.element_size()
-    return allreduce_hook(state.process_group, bucket)
+    carry = state.carry
+    if carry is None or carry.dtype != buffer.dtype:
+        return allreduce_hook(state.process_group, bucket)
+    state.carry = None  # one bucket carries it; every rank picks the same (buckets reduce in order)
+    group = state.process_group if state.process_group is not None else dist.group.WORLD
+    both = torch.cat([buffer, carry.detach().reshape(1).to(buffer.device)])
+    both.div_(dist.get_world_size(group))  # the mean over replicas, exactly like DDP's default
+
+    def unpack(fut):
+        out = fut.value()[0]
+        state.carried = out[-1].clone()
+        buffer.copy_(out[:-1])
+        return buffer
+
+    return dist.all_reduce(both, group=group, async_op=True).get_future().then(unpack)
 
 
 # --------------------------------------------------------------------------- sample ids
@@ -186,6 +212,27 @@ class DDPReplicas:
                 f"(or closed the connection): one of them crashed, hangs, or runs a different loop. "
                 f"Check the other ranks' logs. Underlying error: {e}") from e
 
+    def carry_loss(self, total: torch.Tensor) -> None:
+        """Offer this replica's share of the group loss to the next gradient all-reduce (the
+        last microbatch's backward), through the :class:`CommCounter` hook (MB-7)."""
+        if self.counter is not None:
+            self.counter.carry, self.counter.carried = total.detach().clone(), None
+
+    def group_loss(self, total: torch.Tensor) -> torch.Tensor:
+        """The group loss, the same on every rank: Σ of the replicas' totals ÷ D (MB-7).
+
+        Read from the gradient all-reduce that carried it; when nothing carried it (no hook
+        attached, or no bucket of the loss's dtype) one small all-reduce computes it."""
+        carried = self.counter.carried if self.counter is not None else None
+        if self.counter is not None:
+            self.counter.carry = self.counter.carried = None
+        if carried is not None:
+            return carried.to(total.device)
+        t = total.detach().clone().to(self._device)
+        with self._answered():
+            dist.all_reduce(t, group=self.process_group)
+        return (t / self.size).to(total.device)
+
     def gather(self, obj: Any) -> list[Any]:
         """``obj`` from every replica, one entry per rank (any picklable object)."""
         out: list[Any] = [None] * self.size
@@ -230,7 +277,8 @@ class DDPReplicas:
         group costs one all-gather of ``[index, microbatches, items, samples]``. Raises
         :class:`ReplicaMismatchError` on every rank when the replicas' group indices or
         microbatch counts differ, and :class:`DuplicateSamplesError` (``duplicates="raise"``)
-        when the first group's sample ids overlap across replicas.
+        when the first group's sample ids overlap across replicas (not checked when the ids are
+        stream positions the group assigned, ``group.ids_assigned``: those never overlap).
         """
         if isinstance(group, ReplicaGroup) and len(group.replica_items) == self.size:
             items, samples, sizes = group.replica_items, group.replica_samples, [group.size] * self.size
@@ -244,8 +292,8 @@ class DDPReplicas:
                     "Every replica must run the same number of backward passes per update or the gradient "
                     "all-reduce waits forever; build the groups with replicas.group_stream(...) "
                     "(DistributedGroupStream), which applies keep/drop to a short last group on all replicas.")
-        if self.updates == 0 and self.duplicates != "off":
-            self.check_duplicates(group.sample_ids)
+        if self.updates == 0 and self.duplicates != "off" and not group.ids_assigned:
+            self.check_duplicates(group.sample_ids)  # assigned ids (stream positions) cannot repeat: nothing to check
         self.updates += 1
         if not self.ids_per_stream:
             self.ids_per_stream.append([])
