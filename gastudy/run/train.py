@@ -200,7 +200,7 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
                                    "microbatches": c.microbatches,
                                    "last_loss": results[-1].loss if results else None})
     last_losses = [r.pop("last_loss") for r in per_replica]
-    # each replica's loss is its share of the group loss × D, so the group loss is their mean
+    # every replica reports the same group loss (UpdateResult.loss), so their mean is that loss
     final_loss = sum(last_losses) / replicas.size if results and None not in last_losses else None
     record = RunRecord(
         model=config.model, task=task, micro_batch=config.micro_batch, accumulation_steps=config.accumulation_steps,
