@@ -13,14 +13,16 @@ import torch
 import torch.distributed as dist
 
 from gastudy.check.steps import first_step_gradients, grads_are_zero, record_steps
-from gastudy.parallel.ddp import DDPReplicas
+from gastudy.parallel.fsdp import engine_precision, full_tensors, make_replicas
 
 
 def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
                            precision: str = "fp32", normalization: str = "tokens", collate: str = "padded",
-                           seed: int = 0, no_sync: bool = True):
+                           seed: int = 0, no_sync: bool = True, shard: bool = False, sync: str = "deferred"):
     """One rank of :func:`verify_on_replicas`: one real DDP update and (rank 0) the big batch.
 
+    With ``shard`` the replicas are FSDP2 (:class:`~gastudy.parallel.fsdp.FSDPReplicas`, sync
+    policy ``sync``) and the sharded gradients are made whole before the comparison.
     Returns this rank's facts; rank 0 also returns the :class:`~gastudy.check.verify.VerifyReport`.
 
     Course: MB-7.
@@ -45,15 +47,17 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
     gradients, results = {}, {}
     for mode in ("global", "local"):  # the naive local mean is measured for comparison only
         net = build_model(model, seed=seed)
-        replicas = DDPReplicas(no_sync=no_sync, denominator=mode)
-        optimizer = torch.optim.SGD(net.parameters(), lr=1e-3)
-        engine = Accumulator(replicas.wrap(net), optimizer, accumulation_steps=accumulation_steps, task=task,
-                             normalization=normalization, precision=precision, replicas=replicas)
+        replicas = make_replicas(shard, sync, no_sync, precision, denominator=mode)
+        wrapped = replicas.wrap(net)  # fully_shard replaces the parameters: the optimizer comes after
+        optimizer = torch.optim.SGD(wrapped.parameters(), lr=1e-3)
+        engine = Accumulator(wrapped, optimizer, accumulation_steps=accumulation_steps, task=task,
+                             normalization=normalization, precision=engine_precision(replicas, precision),
+                             replicas=replicas)
         group = next(iter(replicas.group_stream(shards[rank], accumulation_steps, task)))
         zero_before = grads_are_zero(net)
         with record_steps(net, optimizer, track_applied=False) as steps:
             results[mode] = engine.update(group)
-        gradients[mode] = first_step_gradients(steps)
+        gradients[mode] = full_tensors(first_step_gradients(steps))  # collective when sharded: every rank
         if mode == "global":
             main = {"replicas": replicas, "group": group, "steps": len(steps), "engine": engine,
                     "zero": zero_before and grads_are_zero(net), "has_bn": has_batchnorm(net)}
@@ -102,22 +106,25 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
         samples=sum(t["samples"] for t in totals), supervised_tokens=sum(t["supervised_tokens"] for t in totals),
         per_replica=[{k: t[k] for k in ("rank", "samples", "supervised_tokens", "microbatches")} for t in totals],
         final_loss=results["global"].loss, seed=seed, device="cpu",
-        notes=[f"data parallel: D={D} local processes (gloo), no_sync {'on' if no_sync else 'off'}: "
+        notes=[replicas.describe() if shard else
+               f"data parallel: D={D} local processes (gloo), no_sync {'on' if no_sync else 'off'}: "
                f"{calls} gradient all-reduce call(s) in the update",
                f"the naive per-replica mean would differ from the big batch by {naive_abs:.3g} "
                f"(relative {naive_rel:.3g})"],
     )
     config = {"model": model, "micro_batch": micro_batch, "accumulation_steps": accumulation_steps,
               "replicas": D, "precision": precision, "normalization": normalization, "task": task, "seed": seed,
-              "no_sync": no_sync}
+              "no_sync": no_sync, "sharding": "fsdp2" if shard else None, "sync": sync if shard else None}
     report = VerifyReport(not reasons, checks, max_abs, max_rel, tolerance, config, record, reasons)
     return {"rank": 0, "report": report, "naive": {"max_abs_diff": naive_abs, "max_rel_diff": naive_rel},
-            "allreduce_calls": calls}
+            "allreduce_calls": calls, "collectives": comm[0] if comm else {},
+            "peak_gradient_bytes": max(replicas.peak_gradient_bytes.values(), default=0) if shard else None}
 
 
 def check_replica_settings(replicas: int, micro_batch: int, accumulation_steps: int, precision: str,
-                           normalization: str) -> None:
-    """Raise ``ValueError`` (saying what to change) for settings no replica could run (course: MB-7)."""
+                           normalization: str, shard: bool = False, sync: str = "deferred") -> None:
+    """Raise ``ValueError`` (saying what to change) for settings no replica could run (course: MB-7);
+    with ``shard`` also the sync policy and fp16 (:func:`~gastudy.parallel.fsdp.check_shard_settings`)."""
     from gastudy.core.loss import check_normalization
     from gastudy.core.plan import BatchPlan
     from gastudy.core.precision import PRECISIONS
@@ -126,11 +133,16 @@ def check_replica_settings(replicas: int, micro_batch: int, accumulation_steps: 
     check_normalization(normalization)
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; use one of {', '.join(PRECISIONS)}")
+    if shard:
+        from gastudy.parallel.fsdp import check_shard_settings
+
+        check_shard_settings(sync, precision)
 
 
 def verify_on_replicas(replicas: int, model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
                        precision: str = "fp32", normalization: str = "tokens", collate: str = "padded",
-                       seed: int = 0, no_sync: bool = True, timeout_s: float | None = None) -> dict[str, Any]:
+                       seed: int = 0, no_sync: bool = True, timeout_s: float | None = None, shard: bool = False,
+                       sync: str = "deferred") -> dict[str, Any]:
     """Verify one accumulated update on ``replicas`` local processes (DDP, gloo) (course: MB-7, MB-10).
 
     Each process runs one real update of m×A samples (its shard; shards have different token
@@ -138,7 +150,9 @@ def verify_on_replicas(replicas: int, model: str = "tiny-gpt", micro_batch: int 
     batch over all m×A×D samples. ``timeout_s`` bounds every collective (default
     :func:`~gastudy.parallel.process_group.default_timeout_s`); the whole run gets four times
     that. Returns rank 0's ``{"report": VerifyReport, "naive": {"max_abs_diff",
-    "max_rel_diff"} (the naive per-replica mean's gap), "allreduce_calls": int}``.
+    "max_rel_diff"} (the naive per-replica mean's gap), "allreduce_calls": int}``. With ``shard``
+    the replicas are FSDP2 with sync policy ``sync`` (``allreduce_calls`` then counts the
+    reduce-scatters; ``collectives`` and ``peak_gradient_bytes`` say more).
 
     Raises ``ValueError`` for bad settings (before any process starts), and
     :class:`~gastudy.parallel.launch.WorkerError` / :class:`~gastudy.parallel.launch.LaunchTimeout`
@@ -147,9 +161,10 @@ def verify_on_replicas(replicas: int, model: str = "tiny-gpt", micro_batch: int 
     from gastudy.parallel.launch import run_local
     from gastudy.parallel.process_group import default_timeout_s
 
-    check_replica_settings(replicas, micro_batch, accumulation_steps, precision, normalization)
+    check_replica_settings(replicas, micro_batch, accumulation_steps, precision, normalization, shard, sync)
     timeout = float(timeout_s or default_timeout_s())
     ranks = run_local(verify_replicas_worker, replicas, model=model, micro_batch=micro_batch,
                       accumulation_steps=accumulation_steps, precision=precision, normalization=normalization,
-                      collate=collate, seed=seed, no_sync=no_sync, pg_timeout=timeout, timeout=timeout * 4)
+                      collate=collate, seed=seed, no_sync=no_sync, shard=shard, sync=sync, pg_timeout=timeout,
+                      timeout=timeout * 4)
     return ranks[0]
