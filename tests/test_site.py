@@ -275,3 +275,40 @@ def test_real_pages_work_offline(real_site):
         assert remote_assets(text) == [], page.name
     chapter = (out / f"{REAL}.html").read_text(encoding="utf-8")
     assert chapter.count('src="data:image/png;base64,') >= 1  # its plots, embedded
+
+
+def test_translated_editions_get_a_language_switch_and_arabic_reads_right_to_left(tmp_path, monkeypatch):
+    """``languages``: the English site at the root, each edition in its folder, a switch on every page."""
+    import json
+
+    from gastudy.course import editions, i18n
+
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    _notebook(notebooks / "01_tiny.ipynb", "from gastudy.course.i18n import language\nprint('lang', language())",
+              title="# 01 · Tiny chapter")
+    _notebook(notebooks / "02_other.ipynb", "print(2)", title="# 02 · Other chapter")
+    editions.update_translation_files("ar", notebooks)
+    path = notebooks / "translations" / "ar" / "01_tiny.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    [cid] = data["cells"]
+    data["cells"][cid]["text"] = "# 01 · فصل صغير"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    editions.build_editions(("ar",), notebooks)
+    monkeypatch.setitem(i18n._tables, "ar", {"Course index": "فهرس الدورة"})
+
+    out = build_site(tmp_path / "_site", notebooks, progress=False, timeout=60, languages=("en", "ar"))
+    assert sorted(p.name for p in (out / "ar").iterdir()) == ["01_tiny.html", "index.html"]  # 02 not translated
+    arabic = (out / "ar" / "01_tiny.html").read_text(encoding="utf-8")
+    assert '<html lang="ar" dir="rtl">' in arabic and "فصل صغير" in arabic and "lang ar" in arabic
+    assert '<a href="index.html">فهرس الدورة</a>' in arabic
+    assert '<a href="../01_tiny.html" hreflang="en" lang="en">English</a>' in arabic
+    english = (out / "01_tiny.html").read_text(encoding="utf-8")
+    assert '<html lang="en" dir="ltr">' in english and "lang en" in english
+    assert '<a href="ar/01_tiny.html" hreflang="ar" lang="ar">العربية</a>' in english
+    assert '<a href="ar/index.html" hreflang="ar"' in (out / "02_other.html").read_text(encoding="utf-8")
+    assert i18n.language() == "en"                       # the build leaves the language as it was
+    with pytest.raises(FileNotFoundError, match="no Türkçe edition"):
+        build_site(tmp_path / "_x", notebooks, progress=False, languages=("en", "tr"))
+    with pytest.raises(ValueError, match="unknown course language"):
+        build_site(tmp_path / "_x", notebooks, progress=False, languages=("fr",))

@@ -21,6 +21,10 @@ def add_site_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                         help="notebooks executed at once, one kernel each (default: half the CPUs, 1 to 4; "
                              "--jobs 1 gives the cleanest timings on the pages)")
+    parser.add_argument("--lang", nargs="+", choices=["en", "tr", "es", "ar"], default=["en"], metavar="CODE",
+                        help="editions to build: en (the root of the site), tr, es, ar (each in its "
+                             "folder, from notebooks/<code>/; every page gets a language switch). "
+                             "Default: en")
     parser.set_defaults(func=site_command)
     return parser
 
@@ -43,8 +47,8 @@ def site_command(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         out = build_site(args.out, args.notebooks, names=args.only, timeout=args.timeout,
-                         jobs=getattr(args, "jobs", None))
-    except (SiteBuildError, FileNotFoundError) as err:
+                         jobs=getattr(args, "jobs", None), languages=getattr(args, "lang", None) or ["en"])
+    except (SiteBuildError, FileNotFoundError, ValueError) as err:
         print(f"gastudy site: {err}")
         return 1
     print(f"static edition written to {(out / 'index.html').resolve()} in {time.perf_counter() - t0:.0f} s")

@@ -7,6 +7,8 @@ control values it used), and writes::
     _site/index.html            the course map: one line per notebook, its sections, its run time
     _site/NN_name.html          one page per notebook, with every plot and table
     _site/workshop.html         the workshop guide (when notebooks/WORKSHOP.md exists)
+    _site/tr/, es/, ar/         the translated editions, when asked for (``languages``), with a
+                                language switch on every page; Arabic pages read right to left
 
 The committed notebooks are only read, never written: the course stays clean of outputs.
 The pages need no kernel and no widget JavaScript; the controls appear as a line saying which
@@ -375,40 +377,71 @@ def drop_remote_assets(page_html: str) -> tuple[str, list[str]]:
     return page_html, dropped
 
 
-def _nav(pages: list[Page], i: int) -> str:
-    links = ['<a href="index.html">Course index</a>']
+def _language_switch(lang: str, page: str, editions: dict[str, set[str]]) -> str:
+    """Links to the same page in the other editions (their index when that chapter is not
+    translated there). English lives at the site's root, each edition in ``<code>/``."""
+    from gastudy.course.i18n import LANGUAGES
+
+    if len(editions) < 2:
+        return ""
+    up = "" if lang == "en" else "../"
+    links = []
+    for code, pages in editions.items():
+        name = html.escape(LANGUAGES[code])
+        if code == lang:
+            links.append(f"<strong>{name}</strong>")
+            continue
+        folder = up + ("" if code == "en" else f"{code}/")
+        target = page if page in pages else "index.html"
+        links.append(f'<a href="{folder}{target}" hreflang="{code}" lang="{code}">{name}</a>')
+    return '<span class="gastudy-languages" style="float:inline-end">' + " · ".join(links) + "</span>"
+
+
+def _nav(pages: list[Page], i: int, switch: str = "") -> str:
+    from gastudy.course.i18n import t
+
+    links = [f'<a href="index.html">{html.escape(t("Course index"))}</a>']
     if i > 0:
         links.insert(0, f'<a href="{pages[i - 1].href}">← {html.escape(pages[i - 1].name)}</a>')
     if i < len(pages) - 1:
         links.append(f'<a href="{pages[i + 1].href}">{html.escape(pages[i + 1].name)} →</a>')
-    return f'<nav style="{_NAV_CSS}">{" &nbsp;|&nbsp; ".join(links)}</nav>'
+    return f'<nav style="{_NAV_CSS}">{switch}{" &nbsp;|&nbsp; ".join(links)}</nav>'
 
 
-def _with_nav(page_html: str, nav: str) -> str:
+def _with_nav(page_html: str, nav: str, lang: str = "en") -> str:
+    from gastudy.course.i18n import direction
+
+    page_html = re.sub(r"<html[^>]*>", f'<html lang="{lang}" dir="{direction(lang)}">', page_html, count=1)
     return re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + nav, page_html, count=1)
 
 
-def _index_html(pages: list[Page], has_workshop: bool, total: float) -> str:
+def _index_html(pages: list[Page], has_workshop: bool, total: float, lang: str = "en", switch: str = "") -> str:
+    from gastudy.course.i18n import direction, t
+
     rows = "\n".join(
         f'<tr><td><a href="{p.href}">{html.escape(p.name)}</a></td><td>{html.escape(p.title)}</td>'
         f'<td>{html.escape(", ".join(p.sections) or "—")}</td><td>{p.seconds:.1f} s</td></tr>'
         for p in pages)
-    workshop = ('<p>Teaching this in a room? Read the <a href="workshop.html">workshop guide</a>.</p>'
+    workshop_link = '<a href="workshop.html">' + html.escape(t("workshop guide")) + "</a>"
+    workshop = (f"<p>{t('Teaching this in a room? Read the {link}.', link=workshop_link)}</p>"
                 if has_workshop else "")
     stamp = time.strftime("%Y-%m-%d %H:%M")
+    heads = "".join(f"<th>{html.escape(t(h))}</th>" for h in ("notebook", "what it shows", "sections", "run time"))
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>gastudy — the course, static edition</title>
+<html lang="{lang}" dir="{direction(lang)}"><head><meta charset="utf-8">
+<title>gastudy — {html.escape(t("the course, static edition"))}</title>
 <style>{_PAGE_CSS}</style></head><body>
-<h1>Gradient accumulation and activation checkpointing, done right</h1>
-<p>The static edition of the gastudy course: every notebook was executed on {stamp} and every
-plot and table below is the measurement that run produced. Nothing here needs a kernel; to change
-the inputs, open the notebooks in JupyterLab.</p>
+{f'<nav style="{_NAV_CSS}">{switch}&nbsp;</nav>' if switch else ""}
+<h1>{html.escape(t("Gradient accumulation and activation checkpointing, done right"))}</h1>
+<p>{html.escape(t("The static edition of the gastudy course: every notebook was executed on {stamp} and every "
+                  "plot and table below is the measurement that run produced. Nothing here needs a kernel; to "
+                  "change the inputs, open the notebooks in JupyterLab.", stamp=stamp))}</p>
 {workshop}
-<table><thead><tr><th>notebook</th><th>what it shows</th><th>sections</th><th>run time</th></tr></thead>
+<table><thead><tr>{heads}</tr></thead>
 <tbody>
 {rows}
 </tbody></table>
-<p class="muted">Built by <code>gastudy site</code> in {total:.0f} s.</p>
+<p class="muted">{t("Built by {command} in {seconds} s.", command="<code>gastudy site</code>", seconds=f"{total:.0f}")}</p>
 </body></html>
 """
 
@@ -424,7 +457,8 @@ def _workshop_html(markdown_text: str) -> str:
 
 def build_site(out_dir: str | Path = "_site", notebooks_dir: str | Path = "notebooks", *,
                names: list[str] | None = None, timeout: int = 300, kernel_name: str = "python3",
-               progress: bool = True, jobs: int | None = None) -> Path:
+               progress: bool = True, jobs: int | None = None,
+               languages: tuple[str, ...] | list[str] = ("en",)) -> Path:
     """Execute the course and write its static HTML edition; returns the output folder.
 
     Args:
@@ -438,38 +472,94 @@ def build_site(out_dir: str | Path = "_site", notebooks_dir: str | Path = "noteb
         progress: show a tqdm bar over the notebooks.
         jobs: notebooks executed at once, each by its own kernel (default:
             :func:`default_jobs`). The pages keep the course order whatever finishes first.
+        languages: the editions to build: ``"en"`` (the English notebooks, at the site's root)
+            and any of ``"tr"``, ``"es"``, ``"ar"`` (the generated notebooks in
+            ``notebooks_dir/<code>/``, written to ``out_dir/<code>/``). With more than one, every
+            page carries a language switch to the same chapter in the other editions; Arabic
+            pages read right to left. An edition publishes the chapters it has translated.
 
     The pages fetch nothing from the network (see :func:`html_exporter`); a remote asset that a
     notebook's output still references is removed with a warning naming the page.
 
-    Raises ``FileNotFoundError`` for a missing folder or an unknown name in ``names``, and
-    :class:`SiteBuildError` when a notebook fails (the others are stopped). Course: all
-    chapters (static edition).
+    Raises ``FileNotFoundError`` for a missing folder, a missing edition or an unknown name in
+    ``names``, ``ValueError`` for an unknown language, and :class:`SiteBuildError` when a
+    notebook fails (the others are stopped). Course: all chapters (static edition).
     """
+    from gastudy.course.i18n import LANGUAGES
+
+    languages = list(dict.fromkeys(languages))
+    unknown = [code for code in languages if code not in LANGUAGES]
+    if unknown or not languages:
+        raise ValueError(f"unknown course language(s) {unknown}: choose from {', '.join(LANGUAGES)}")
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    sources: dict[str, list[Path]] = {}
+    for code in languages:
+        folder = Path(notebooks_dir) if code == "en" else Path(notebooks_dir) / code
+        if code != "en" and not folder.is_dir():
+            raise FileNotFoundError(f"no {LANGUAGES[code]} edition at {folder.resolve()}: generate it first "
+                                    f"(gastudy editions), or leave {code!r} out of the languages")
+        paths = course_notebooks(folder)
+        if names is not None:
+            by_name = {p.stem: p for p in paths}
+            missing = [n for n in names if n not in by_name]
+            if missing and code == "en":
+                raise FileNotFoundError(f"no notebook named {missing} in {folder.resolve()}; "
+                                        f"available: {', '.join(by_name)}")
+            paths = [by_name[n] for n in names if n in by_name]
+        sources[code] = paths
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    built = {code: _run_edition(paths, timeout, kernel_name, jobs, progress, code)
+             for code, paths in sources.items()}
+    editions = {code: {page.href for page, _ in pages} for code, pages in built.items()}
+    workshop = Path(notebooks_dir) / "WORKSHOP.md"
+    for code, pages in built.items():
+        target = out if code == "en" else out / code
+        target.mkdir(parents=True, exist_ok=True)
+        plain = [page for page, _ in pages]
+        for i, (page, body) in enumerate(pages):
+            nav = _in_language(code, _nav, plain, i, _language_switch(code, page.href, editions))
+            (target / page.href).write_text(_with_nav(body, nav, code), encoding="utf-8")
+        has_workshop = code == "en" and workshop.exists()
+        if has_workshop:
+            (target / "workshop.html").write_text(_workshop_html(workshop.read_text(encoding="utf-8")),
+                                                  encoding="utf-8")
+        index = _in_language(code, _index_html, plain, has_workshop, time.perf_counter() - start, code,
+                             _language_switch(code, "index.html", editions))
+        (target / "index.html").write_text(index, encoding="utf-8")
+    return out
+
+
+def _in_language(code: str, build: Any, *args: Any) -> Any:
+    """Call ``build(*args)`` with the course language set to ``code``, then restore it."""
+    from gastudy.course.i18n import language, set_language
+
+    before = language()
+    set_language(code)
+    try:
+        return build(*args)
+    finally:
+        set_language(before)
+
+
+def _run_edition(paths: list[Path], timeout: int, kernel_name: str, jobs: int, progress: bool,
+                 code: str) -> list[tuple[Page, str]]:
+    """Execute one edition's notebooks and turn each into (its page, its HTML body)."""
     from nbclient.util import run_sync
 
     from gastudy.course.sections import NOTEBOOKS, SECTIONS
 
-    paths = course_notebooks(notebooks_dir)
-    if names is not None:
-        by_name = {p.stem: p for p in paths}
-        missing = [n for n in names if n not in by_name]
-        if missing:
-            raise FileNotFoundError(f"no notebook named {missing} in {Path(notebooks_dir).resolve()}; "
-                                    f"available: {', '.join(by_name)}")
-        paths = [by_name[n] for n in names]
-    jobs = default_jobs() if jobs is None else jobs
-    if jobs < 1:
-        raise ValueError(f"jobs must be at least 1, got {jobs}")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if not paths:
+        return []
     exporter = html_exporter()
-    start = time.perf_counter()
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(paths), desc="notebooks", unit="notebook")
+        bar = tqdm(total=len(paths), desc="notebooks" if code == "en" else f"notebooks ({code})", unit="notebook")
     try:
         with tempfile.TemporaryDirectory(prefix="gastudy-site-") as tmp:
             executed = run_sync(_execute_all)(paths, Path(tmp), timeout, kernel_name, min(jobs, len(paths)),
@@ -477,28 +567,20 @@ def build_site(out_dir: str | Path = "_site", notebooks_dir: str | Path = "noteb
     finally:
         if bar is not None:
             bar.close()
-    pages: list[Page] = []
-    bodies: list[str] = []
+    pages = []
     for path, (nb, seconds) in zip(paths, executed):
         flatten_widgets(nb)
-        title = NOTEBOOKS.get(path.stem) or notebook_title(nb, path.stem)
+        title = (NOTEBOOKS.get(path.stem) if code == "en" else None) or notebook_title(nb, path.stem)
         sections = [sid for sid, (_, name) in SECTIONS.items() if name == path.stem]
-        pages.append(Page(path.stem, title, sections, seconds))
         body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title,
                                                                           "path": str(path.parent)}})
         body, dropped = drop_remote_assets(body)
         if dropped:
-            warnings.warn(f"{path.stem}.html: removed what it would fetch from the network (the static "
-                          f"edition must work offline): {', '.join(dropped)}", stacklevel=2)
-        bodies.append(body)
-    for i, (page, body) in enumerate(zip(pages, bodies)):
-        (out / page.href).write_text(_with_nav(body, _nav(pages, i)), encoding="utf-8")
-    workshop = Path(notebooks_dir) / "WORKSHOP.md"
-    if workshop.exists():
-        (out / "workshop.html").write_text(_workshop_html(workshop.read_text(encoding="utf-8")), encoding="utf-8")
-    (out / "index.html").write_text(_index_html(pages, workshop.exists(), time.perf_counter() - start),
-                                    encoding="utf-8")
-    return out
+            where = path.stem if code == "en" else f"{code}/{path.stem}"
+            warnings.warn(f"{where}.html: removed what it would fetch from the network (the static "
+                          f"edition must work offline): {', '.join(dropped)}", stacklevel=3)
+        pages.append((Page(path.stem, title, sections, seconds), body))
+    return pages
 
 
 # ----------------------------------------------------------------------------- CLI
