@@ -426,7 +426,8 @@ def _index_html(pages: list[Page], has_workshop: bool, total: float, lang: str =
     workshop = (f"<p>{t('Teaching this in a room? Read the {link}.', link=workshop_link)}</p>"
                 if has_workshop else "")
     stamp = time.strftime("%Y-%m-%d %H:%M")
-    heads = "".join(f"<th>{html.escape(t(h))}</th>" for h in ("notebook", "what it shows", "sections", "run time"))
+    heads = "".join(f"<th>{html.escape(h)}</th>" for h in (t("notebook"), t("what it shows"), t("sections"),
+                                                             t("run time")))
     return f"""<!DOCTYPE html>
 <html lang="{lang}" dir="{direction(lang)}"><head><meta charset="utf-8">
 <title>gastudy — {html.escape(t("the course, static edition"))}</title>
