@@ -386,3 +386,39 @@ class OffloadLab(Lab):
             show_table([{"setting": n, "device peak": format_bytes(r.peak_bytes), "best ms": min(r.timing.times_s) * 1000}
                         for n, r in result.timings.items()])
         print(result.note)
+
+
+# ----------------------------------------------------------------------------- CK-1: terms in T and T²
+@dataclass
+class SequenceTerms:
+    """Saved bytes as a function of the sequence length: ``constant + per_token·T + per_token_squared·T²``.
+
+    Fitted exactly through the measured points (least squares, 3 terms); ``max_residual`` is the
+    largest gap between the fit and a measurement, in bytes (≈ 0 when the model holds).
+    ``ratio`` is bytes at the longest T ÷ bytes at the shortest. Course: CK-1.
+    """
+
+    constant: float
+    per_token: float
+    per_token_squared: float
+    max_residual: float
+    ratio: float
+
+
+def sequence_terms(by_sequence: dict[int, tuple[int, int]], column: int = 0) -> SequenceTerms:
+    """Split measured bytes against T into a linear and a quadratic part (course: CK-1).
+
+    ``by_sequence`` is :attr:`SavedBytesSweep.by_sequence` (T → (without, with) checkpointing);
+    ``column`` 0 fits the bytes without checkpointing, 1 with it. Most activations hold
+    m × T × hidden numbers (linear in T); attention adds m × T × T terms (quadratic). Raises
+    ``ValueError`` with fewer than 3 sequence lengths (3 terms need 3 points).
+    """
+    if len(by_sequence) < 3:
+        raise ValueError(f"need at least 3 sequence lengths to separate T and T², got {sorted(by_sequence)}")
+    ts = sorted(by_sequence)
+    T = torch.tensor(ts, dtype=torch.float64)
+    y = torch.tensor([float(by_sequence[t][column]) for t in ts], dtype=torch.float64)
+    X = torch.stack([torch.ones_like(T), T, T * T], dim=1)
+    coef = torch.linalg.lstsq(X, y.unsqueeze(1)).solution.squeeze(1)
+    residual = float((X @ coef - y).abs().max())
+    return SequenceTerms(float(coef[0]), float(coef[1]), float(coef[2]), residual, float(y[-1] / y[0]))
