@@ -34,11 +34,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from gastudy.check.steps import record_steps
 from gastudy.check.verify import compare_gradients
 from gastudy.core.data import BOS, EOS, PAD, VOCAB_SIZE, Sample, pad_collate
-from gastudy.core.engine import Accumulator
-from gastudy.core.groups import build_group
+from gastudy.course.labs.updates import engine_gradient
 
 HF_PACKAGES = ("transformers", "accelerate")
 HF_INSTALL = 'pip install -c requirements/constraints.txt -e ".[hf]"'
@@ -140,17 +138,11 @@ def gastudy_gradient(model: nn.Module, microbatches: Sequence[Mapping[str, torch
                      normalization: str = "tokens", task: str = "causal") -> dict[str, torch.Tensor]:
     """The gradient gastudy's engine hands the optimizer for ONE group of ``microbatches``.
 
-    Runs :class:`Accumulator` (with ``normalization``) on a deep copy of ``model`` with plain
-    SGD and records the gradients at the step (:func:`record_steps`); ``model`` itself is not
-    touched. Returns ``{parameter name: gradient}``. Course: every Hugging Face cell.
+    Runs :class:`~gastudy.core.engine.Accumulator` (with ``normalization``) on a deep copy of
+    ``model`` and records the gradients at the step
+    (:func:`gastudy.course.labs.updates.engine_gradient`); ``model`` itself is not touched. Returns ``{parameter name: gradient}``. Course: every Hugging Face cell.
     """
-    clone = copy.deepcopy(model).train()
-    optimizer = torch.optim.SGD(clone.parameters(), lr=0.0)
-    engine = Accumulator(clone, optimizer, accumulation_steps=len(microbatches), task=task,
-                         normalization=normalization)
-    with record_steps(clone, optimizer, track_applied=False) as steps:
-        engine.update(build_group(0, list(microbatches), len(microbatches), task))
-    return steps[0].gradients
+    return engine_gradient(copy.deepcopy(model).train(), list(microbatches), task, normalization)
 
 
 @dataclass
@@ -193,21 +185,27 @@ def compare_with_gastudy(grads: Mapping[str, torch.Tensor], model: nn.Module,
                             tolerance)
 
 
+def one_update_settings() -> dict[str, Any]:
+    """The ``TrainingArguments`` settings, other than the two batch knobs, that make a Trainer
+    run ONE update comparable with gastudy on the CPU: plain SGD at a constant learning rate,
+    no gradient clipping, samples in order, nothing logged, saved or reported, a fresh
+    temporary ``output_dir``. Course: 01 §3 (GA-3), 03, 08 (CK)."""
+    return dict(output_dir=tempfile.mkdtemp(prefix="gastudy-hf-"), max_steps=1, learning_rate=1e-3, optim="sgd",
+                lr_scheduler_type="constant", max_grad_norm=0.0, report_to="none", use_cpu=True,
+                save_strategy="no", logging_strategy="no", remove_unused_columns=False,
+                train_sampling_strategy="sequential", disable_tqdm=True, dataloader_num_workers=0)
+
+
 def training_arguments(per_device_train_batch_size: int, gradient_accumulation_steps: int, **overrides: Any) -> Any:
-    """``TrainingArguments`` for ONE comparable update on the CPU: the two knobs as given, plain
-    SGD, no clipping, samples in order, no logging, saving or progress bar. ``overrides`` are
-    passed through (e.g. ``gradient_checkpointing=True``). Course: 01 §3 (GA-3), 08 (CK)."""
+    """``TrainingArguments(per_device_train_batch_size=m, gradient_accumulation_steps=A,
+    **one_update_settings())``; ``overrides`` replace any setting (e.g.
+    ``gradient_checkpointing=True``). Course: 01 §3 (GA-3), 03, 08 (CK)."""
     quiet_transformers()
     from transformers import TrainingArguments
 
-    settings: dict[str, Any] = dict(
-        output_dir=tempfile.mkdtemp(prefix="gastudy-hf-"), per_device_train_batch_size=per_device_train_batch_size,
-        gradient_accumulation_steps=gradient_accumulation_steps, max_steps=1, learning_rate=1e-3, optim="sgd",
-        lr_scheduler_type="constant", max_grad_norm=0.0, report_to="none", use_cpu=True, save_strategy="no",
-        logging_strategy="no", remove_unused_columns=False, train_sampling_strategy="sequential",
-        disable_tqdm=True, dataloader_num_workers=0)
-    settings.update(overrides)
-    return TrainingArguments(**settings)
+    settings = {**one_update_settings(), **overrides}
+    return TrainingArguments(per_device_train_batch_size=per_device_train_batch_size,
+                             gradient_accumulation_steps=gradient_accumulation_steps, **settings)
 
 
 def trainer_gradient(model: nn.Module, samples: Sequence[Sample], args: Any, trainer_class: type | None = None,

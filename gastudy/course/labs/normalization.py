@@ -16,12 +16,19 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from gastudy.check.verify import TOLERANCES, controlled_microbatches, verify_one_update
+from gastudy.check.verify import (
+    TOLERANCES,
+    compare_gradients,
+    controlled_microbatches,
+    reference_gradients,
+    verify_one_update,
+)
 from gastudy.core.counting import count_supervised, count_unshifted
 from gastudy.core.data import (
     IGNORE_INDEX,
@@ -35,6 +42,7 @@ from gastudy.core.engine import model_inputs
 from gastudy.core.groups import make_groups
 from gastudy.core.loss import NORMALIZATIONS, mean_of_means, summed_loss, weighted_mean
 from gastudy.core.models import build_model
+from gastudy.course.labs.updates import engine_gradient, total_norm
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
@@ -451,9 +459,10 @@ class DoubleDivisionLab(Lab):
 class MeanOfMeansResult:
     """MB-3 measured after a real run: per evaluation group, both group losses and their gap.
 
-    ``rows``: group, items per microbatch, token-weighted loss, mean of means, bias.
-    ``gradient_gap`` (relative) compares a ``mean``-normalized update of group 0 with the big
-    batch; ``tokens_gap`` the same for ``tokens``. ``verdict`` is the partition-dependence
+    ``rows``: group, items per microbatch, token-weighted loss, mean of means, bias, and the
+    relative gradient gap (max |Δ| ÷ max |big batch|) of a ``mean``- and a ``tokens``-normalized
+    update of that group. ``gradient_gap``/``tokens_gap`` are group 0's, ``mean_gradient_gap``
+    the ``mean`` gap averaged over the groups. ``verdict`` is the partition-dependence
     detector's message for the mean-of-means loop.
     Course: MB-3.
     """
@@ -465,6 +474,11 @@ class MeanOfMeansResult:
     tolerance: float
     verdict: str
     verdict_fired: bool
+
+    @property
+    def mean_gradient_gap(self) -> float:
+        """The ``mean`` update's relative gradient gap, averaged over the held-out groups."""
+        return sum(r["gradient gap (mean)"] for r in self.rows) / len(self.rows)
 
 
 def group_losses(
@@ -527,6 +541,9 @@ class MeanOfMeansLab(Lab):
         for g in groups:
             means, counts = group_losses(model, g.microbatches)
             w_loss, mom = weighted_mean(means, counts), mean_of_means(means)
+            big = reference_gradients(copy.deepcopy(model), g.microbatches)
+            gaps = {n: compare_gradients(engine_gradient(copy.deepcopy(model), g.microbatches,
+                                                         normalization=n), big)[1] for n in ("mean", "tokens")}
             rows.append(
                 {
                     "group": g.index,
@@ -534,15 +551,10 @@ class MeanOfMeansLab(Lab):
                     "token-weighted": w_loss,
                     "mean of means": mom,
                     "bias": mom - w_loss,
+                    "gradient gap (mean)": gaps["mean"],
+                    "gradient gap (tokens)": gaps["tokens"],
                 }
             )
-        mbs = groups[0].microbatches
-        reports = {
-            n: verify_one_update(
-                copy.deepcopy(model), microbatches=mbs, task="causal", normalization=n
-            )
-            for n in ("tokens", "mean")
-        }
         setup = Setup(
             copy.deepcopy(model),
             [data[i] for i in range(len(data))],
@@ -553,8 +565,8 @@ class MeanOfMeansLab(Lab):
         return MeanOfMeansResult(
             rows,
             sum(abs(r["bias"]) for r in rows) / len(rows),
-            reports["mean"].max_rel_diff,
-            reports["tokens"].max_rel_diff,
+            rows[0]["gradient gap (mean)"],
+            rows[0]["gradient gap (tokens)"],
             TOLERANCES["fp32"],
             str(verdict),
             verdict.fired,
@@ -567,11 +579,98 @@ class MeanOfMeansLab(Lab):
             f"gradient gap of a 'mean' update: {r.gradient_gap:.3g} "
             f"(tokens: {r.tokens_gap:.3g}, tolerance {r.tolerance:g})\n{r.verdict}"
         )
-        fig, ax = subplots(figsize=(6, 2.6))
+        fig, (ax, gx) = subplots(1, 2, figsize=(10, 2.8))
         x = [row["group"] for row in r.rows]
         ax.plot(x, [row["token-weighted"] for row in r.rows], "o-", label="token-weighted")
         ax.plot(x, [row["mean of means"] for row in r.rows], "s--", label="mean of means")
         ax.set_xlabel("held-out group")
         ax.set_ylabel("group loss (nats)")
+        ax.set_title("the loss: a small bias", fontsize=9)
         ax.legend(fontsize=8)
+        width = 0.4
+        gx.bar([v - width / 2 for v in x], [100 * row["gradient gap (mean)"] for row in r.rows], width,
+               color="tab:orange", label="mean of means")
+        gx.bar([v + width / 2 for v in x], [100 * row["gradient gap (tokens)"] for row in r.rows], width,
+               color="tab:blue", label="tokens")
+        gx.set_xlabel("held-out group")
+        gx.set_ylabel("gradient gap to the big batch (%)")
+        gx.set_title("the update: a large gap", fontsize=9)
+        gx.legend(fontsize=8)
         show_figure(fig, integer_x=True)
+
+
+# ------------------------------------------------------------------ GA-4: steps vs mean, GA-6: optimizers
+def steps_over_mean(microbatches_in_group: int, accumulation_steps: int, micro_batch: int = 2,
+                    seed: int = 0) -> float:
+    """‖g_steps‖ ÷ ‖g_mean‖ for one group of ``microbatches_in_group`` microbatches with the
+    configured A = ``accumulation_steps`` (tiny-gpt, variable-length data, same weights).
+
+    ``steps`` divides each microbatch mean by the configured A, ``mean`` by the microbatches
+    actually in the group, so the ratio is exactly size/A: 1 on a full group (the two are the
+    same computation), e.g. 3/4 on a short group of 3 with A = 4. Raises ``ValueError`` when the
+    group is larger than A. Course: 03 §3 (GA-4).
+    """
+    if not 1 <= microbatches_in_group <= accumulation_steps:
+        raise ValueError(f"a group holds 1…A = {accumulation_steps} microbatches, got {microbatches_in_group}")
+    mbs = controlled_microbatches("tiny-gpt", micro_batch, microbatches_in_group, seed=seed)
+    model = build_model("tiny-gpt", seed=seed)
+    grads = {n: engine_gradient(copy.deepcopy(model), mbs, normalization=n, accumulation_steps=accumulation_steps)
+             for n in ("steps", "mean")}
+    return total_norm(grads["steps"]) / total_norm(grads["mean"])
+
+
+OPTIMIZERS = {
+    "SGD": lambda params, lr: torch.optim.SGD(params, lr=lr),
+    "Adam": lambda params, lr: torch.optim.Adam(params, lr=lr),
+    "AdamW": lambda params, lr: torch.optim.AdamW(params, lr=lr),
+}
+
+
+def scale_gradients_hook(factor: float) -> Callable[..., None]:
+    """An optimizer step pre-hook that multiplies every gradient by ``factor`` (in place).
+    Course: 03 §4, 05 §3."""
+
+    def hook(optimizer: torch.optim.Optimizer, _args: Any, _kwargs: Any) -> None:
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.grad.mul_(factor)
+
+    return hook
+
+
+def update_size_ratio(gradient_scale: float, optimizer: str = "SGD", updates: int = 3, lr: float = 1e-3,
+                      seed: int = 0) -> float:
+    """How much a constant factor on every gradient changes what an optimizer does.
+
+    Trains two copies of tiny-gpt for ``updates`` updates on the same data (one group of 4
+    microbatches of 2 per update, tokens normalization); before each step, one copy's gradients
+    are multiplied by ``gradient_scale`` (e.g. 1/A for a double division, 1/65,536 for clipping
+    before unscaling). Returns ‖θ_scaled − θ_0‖ ÷ ‖θ_ref − θ_0‖. SGD gives ``gradient_scale``
+    exactly (the step is lr × gradient); Adam/AdamW give about 1, because each coordinate is
+    divided by the root of its own running squared gradient, which carries the same factor —
+    only ``eps`` (1e-8) breaks the cancellation when the scaled gradients get that small.
+    Raises ``ValueError`` for an unknown optimizer or a scale that is not > 0.
+    Course: 03 §4 (GA-6), 05 §3 (MB-5).
+    """
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {optimizer!r}; use one of {', '.join(OPTIMIZERS)}")
+    if not gradient_scale > 0:
+        raise ValueError(f"gradient_scale must be > 0, got {gradient_scale}")
+    from gastudy.core.engine import Accumulator
+
+    start = build_model("tiny-gpt", seed=seed)
+    data = AdditionDataset(2 * 4 * updates, seed=seed)
+    groups = list(make_groups(MicrobatchStream(data, 2, seed=seed).microbatches(), 4))
+    moved = []
+    for factor in (1.0, gradient_scale):
+        model = copy.deepcopy(start)
+        opt = OPTIMIZERS[optimizer](model.parameters(), lr)
+        hook = opt.register_step_pre_hook(scale_gradients_hook(factor))
+        engine = Accumulator(model, opt, accumulation_steps=4)
+        for group in groups:
+            engine.update(group)
+        hook.remove()
+        moved.append(float(torch.sqrt(sum(((p.detach() - q.detach()).double() ** 2).sum()
+                                          for p, q in zip(model.parameters(), start.parameters())))))
+    return moved[1] / moved[0]

@@ -113,17 +113,19 @@ def engine_gradient(
     task: str = "causal",
     normalization: str = "tokens",
     accumulation_steps: int | None = None,
+    **engine_options: Any,
 ) -> dict[str, torch.Tensor]:
     """The gradient :meth:`Accumulator.update` hands to the optimizer for these microbatches.
 
     Runs one real update on ``model`` (SGD, lr 0.1; A defaults to the number of microbatches,
-    a larger A makes them a short group) and returns the gradients seen at the step.
-    Course: GA-1, MB-4.
+    a larger A makes them a short group) and returns the gradients seen at the step — after
+    unscaling and clipping when ``engine_options`` ask for ``precision="fp16"`` or
+    ``clip_grad_norm``. Course: GA-1, MB-4, MB-5.
     """
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     A = accumulation_steps or len(microbatches)
     engine = Accumulator(
-        model, optimizer, accumulation_steps=A, task=task, normalization=normalization
+        model, optimizer, accumulation_steps=A, task=task, normalization=normalization, **engine_options
     )
     with record_steps(model, optimizer, track_applied=False) as steps:
         engine.update(build_group(0, microbatches, A, task))
@@ -508,7 +510,8 @@ ZERO_GRAD_LOOPS = {
 class ZeroGradResult:
     """MB-1: for each loop, the gradient at every update's step against that group's big batch.
 
-    ``gaps[loop][i]`` is ‖g_step − g_big‖ ÷ ‖g_big‖ for update i (0 = right); ``verdict`` is
+    ``gaps[loop][i]`` is ‖g_step − g_big‖ ÷ ‖g_big‖ for update i (0 = right); ``norm_ratio[loop][i]``
+    is ‖g_step‖ ÷ ‖g_big‖ (1 = right size; about 1/A when only the last microbatch is left); ``verdict`` is
     :func:`gastudy.check.diagnostics.diagnose_ineffective_accumulation` on the selected loop.
     Course: MB-1.
     """
@@ -518,24 +521,31 @@ class ZeroGradResult:
     verdict: str
     fired: bool
     tolerance: float
+    norm_ratio: dict[str, list[float]]
+
+    def mean_ratio(self, loop: str) -> float:
+        """‖g_step‖ ÷ ‖g_big‖ averaged over the updates of ``loop``."""
+        return sum(self.norm_ratio[loop]) / len(self.norm_ratio[loop])
 
 
-def step_gaps(update_fn: Any, setup: Any, groups: int) -> list[float]:
+def step_gaps(update_fn: Any, setup: Any, groups: int) -> tuple[list[float], list[float]]:
     """Run ``groups`` consecutive updates of ``update_fn`` on one fresh copy of ``setup``'s model;
     for each, the relative gap between the gradient at the step and the group's big-batch
-    gradient (at the parameters the update started from). Course: MB-1."""
+    gradient (at the parameters the update started from), and the ratio of their norms
+    ‖g_step‖ ÷ ‖g_big‖. Returns ``(gaps, ratios)``. Course: MB-1."""
     from gastudy.check.diagnostics import reference_gradient, rel_diff
     from gastudy.check.steps import record_steps
 
     model, optimizer, scheduler = setup.fresh()
-    gaps = []
+    gaps, ratios = [], []
     for i in range(groups):
         group = setup.group(i)
         ref = reference_gradient(model, group, setup.task)
         with record_steps(model, optimizer) as steps:
             update_fn(model, optimizer, scheduler, group)
         gaps.append(rel_diff(steps[0].gradient, ref) if steps else float("nan"))
-    return gaps
+        ratios.append(float(steps[0].gradient.norm() / ref.norm()) if steps else float("nan"))
+    return gaps, ratios
 
 
 class ZeroGradLab(Lab):
@@ -568,12 +578,15 @@ class ZeroGradLab(Lab):
             accumulation_steps=accumulation_steps, samples=2 * accumulation_steps * updates
         )
         fns = {name: getattr(pitfalls, fn) for name, fn in ZERO_GRAD_LOOPS.items()}
-        gaps = {name: step_gaps(fn, setup, updates) for name, fn in fns.items()}
+        measured = {name: step_gaps(fn, setup, updates) for name, fn in fns.items()}
         verdict = diagnose_ineffective_accumulation(fns[loop], setup)
-        return ZeroGradResult(loop, gaps, str(verdict), verdict.fired, setup.tol)
+        return ZeroGradResult(loop, {n: g for n, (g, _) in measured.items()}, str(verdict), verdict.fired,
+                              setup.tol, {n: r for n, (_, r) in measured.items()})
 
     def render(self, r: ZeroGradResult) -> None:
         print(r.verdict)
+        print("gradient size at the step ÷ the big batch's: "
+              + ", ".join(f"{name} {r.mean_ratio(name):.2f}" for name in r.norm_ratio))
         fig, ax = subplots(figsize=(6.5, 2.8))
         for name, gaps in r.gaps.items():
             ax.semilogy(
