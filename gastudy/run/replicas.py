@@ -12,6 +12,7 @@ import torch.distributed as dist
 
 from gastudy.parallel.agreement import check_sample_ids
 from gastudy.parallel.ddp import DDPReplicas
+from gastudy.parallel.fsdp import make_replicas
 
 
 def distributed_record_notes(replicas: DDPReplicas) -> tuple[list[str], dict[str, Any]]:
@@ -25,7 +26,8 @@ def distributed_record_notes(replicas: DDPReplicas) -> tuple[list[str], dict[str
                  (replicas.gather_ids(epoch_ids) for epoch_ids in replicas.ids_per_stream)]
     comm = summary["allreduce_per_update"]
     calls = sorted({c["calls"] for c in comm})
-    notes = [f"data parallel: D={replicas.size} replicas ({dist.get_backend()}), no_sync "
+    notes = [replicas.describe() if hasattr(replicas, "describe") else  # sharded: names the sharding and sync
+             f"data parallel: D={replicas.size} replicas ({dist.get_backend()}), no_sync "
              f"{'on' if replicas.no_sync else 'off'}, denominator {replicas.denominator}; gradient all-reduce "
              f"calls per update: {calls if len(calls) > 1 else (calls[0] if calls else 0)}"]
     notes += [f"epoch {e}: {report}" for e, report in enumerate(per_epoch)]
@@ -34,10 +36,13 @@ def distributed_record_notes(replicas: DDPReplicas) -> tuple[list[str], dict[str
 
 
 
-def train_worker(config, resume: bool = False, no_sync: bool = True, duplicates: str = "raise") -> dict[str, Any]:
+def train_worker(config, resume: bool = False, no_sync: bool = True, duplicates: str = "raise", shard: bool = False,
+                 sync: str = "deferred") -> dict[str, Any]:
     """One replica of a data-parallel ``gastudy train`` (inside an initialized process group).
 
-    Runs :func:`gastudy.run.train.train` with :class:`DDPReplicas` and completes the record for D
+    Runs :func:`gastudy.run.train.train` with :class:`DDPReplicas` (with ``shard``: FSDP2's
+    :class:`~gastudy.parallel.fsdp.FSDPReplicas`, sync policy ``sync``; the record's note then names
+    the sharding, the sync policy and the collectives per update) and completes the record for D
     replicas: the distributed notes (all-reduces per update, sample-id check per epoch),
     and per-replica and total microbatches with fillers excluded (only for a run that was not
     resumed, since those totals are counted in this process).
@@ -48,7 +53,7 @@ def train_worker(config, resume: bool = False, no_sync: bool = True, duplicates:
     """
     from gastudy.run.train import train
 
-    replicas = DDPReplicas(no_sync=no_sync, duplicates=duplicates)
+    replicas = make_replicas(shard, sync, no_sync, config.precision, duplicates=duplicates)
     run = train(config, resume=resume, replicas=replicas)
     notes, summary = distributed_record_notes(replicas)
     record = run.record
@@ -66,7 +71,7 @@ def train_worker(config, resume: bool = False, no_sync: bool = True, duplicates:
 
 
 def train_on_replicas(config, replicas: int, resume: bool = False, no_sync: bool = True, duplicates: str = "raise",
-                      timeout_s: float | None = None) -> dict[str, Any]:
+                      timeout_s: float | None = None, shard: bool = False, sync: str = "deferred") -> dict[str, Any]:
     """Train ``config`` on ``replicas`` local processes (DDP, gloo); rank 0's :func:`train_worker` result.
 
     ``timeout_s`` bounds every collective (default
@@ -81,5 +86,6 @@ def train_on_replicas(config, replicas: int, resume: bool = False, no_sync: bool
     timeout = float(timeout_s or default_timeout_s())
     config.progress = False
     ranks = run_local(train_worker, replicas, config, resume=resume, no_sync=no_sync, duplicates=duplicates,
+                      shard=shard, sync=sync,
                       pg_timeout=timeout, timeout=max(600.0, timeout * 4))
     return ranks[0]

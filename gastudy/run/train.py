@@ -29,7 +29,14 @@ from gastudy.core.precision import PRECISIONS
 from gastudy.core.record import RunRecord
 from gastudy.core.replicas import Replicas, SingleReplica
 from gastudy.memory.probes import device_probes
+from gastudy.parallel.fsdp import engine_precision
 from gastudy.run.resume import load_checkpoint, restore, save_checkpoint
+from gastudy.run.sharded import (
+    SHARDED_CHECKPOINT,
+    is_sharded,
+    restore_sharded,
+    save_sharded_checkpoint,
+)
 
 # Settings that must match for a checkpoint to be resumed.
 RESUME_KEYS = ("model", "micro_batch", "accumulation_steps", "replicas", "precision", "normalization",
@@ -140,19 +147,25 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
                               seed=config.seed, replicas=replicas.size, rank=replicas.rank)
     per_epoch = updates_per_epoch(len(stream), config.accumulation_steps, config.last_group)
     total_updates = per_epoch * config.epochs
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr)
+    wrapped = replicas.wrap(model)  # before the optimizer: sharding (FSDP2) replaces the parameters
+    optimizer = torch.optim.AdamW(wrapped.parameters(), lr=config.lr)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, warmup_cosine(config.warmup_updates, total_updates))
-    engine = Accumulator(replicas.wrap(model), optimizer, accumulation_steps=config.accumulation_steps, task=task,
-                         normalization=config.normalization, precision=config.precision, scheduler=scheduler,
+    engine = Accumulator(wrapped, optimizer, accumulation_steps=config.accumulation_steps, task=task,
+                         normalization=config.normalization,
+                         precision=engine_precision(replicas, config.precision, config.device), scheduler=scheduler,
                          clip_grad_norm=config.clip_grad_norm, replicas=replicas)
     run_key = {**{k: v for k, v in asdict(config).items() if k in RESUME_KEYS}, "replicas": replicas.size}
     out = Path(config.out_dir) if config.out_dir else None
-    ckpt_path = out / (f"checkpoint-rank{replicas.rank}.pt" if replicas.size > 1 else "checkpoint.pt") if out else None
+    sharded = is_sharded(replicas)  # a sharded run's checkpoint is a folder (gastudy.run.sharded)
+    save = save_sharded_checkpoint if sharded else save_checkpoint
+    ckpt_path = out / (SHARDED_CHECKPOINT if sharded else f"checkpoint-rank{replicas.rank}.pt" if replicas.size > 1
+                       else "checkpoint.pt") if out else None
     position = {"epoch": 0, "microbatch": 0, "group": 0}
     if resume:
         if ckpt_path is None:
             raise ValueError("resume needs out_dir: the folder where the interrupted run wrote checkpoint.pt")
-        position = restore(engine, load_checkpoint(ckpt_path), run_key)
+        position = (restore_sharded(engine, ckpt_path, run_key) if sharded
+                    else restore(engine, load_checkpoint(ckpt_path), run_key))
 
     results: list[UpdateResult] = []
     partials: list[dict[str, Any]] = []
@@ -179,7 +192,7 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
             next_position = {"epoch": epoch, "microbatch": start_mb, "group": group.index + 1}
             done = engine.counters.updates_attempted
             if ckpt_path and config.checkpoint_every and done % config.checkpoint_every == 0:
-                save_checkpoint(ckpt_path, engine, next_position, run_key)
+                save(ckpt_path, engine, next_position, run_key)
             if config.stop_after_updates is not None and done >= config.stop_after_updates:
                 stopped = True
                 break
@@ -193,7 +206,7 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
     if ckpt_path:
         final_position = next_position if stopped else {"epoch": config.epochs, "microbatch": 0, "group": 0}
         if results:
-            save_checkpoint(ckpt_path, engine, final_position, run_key)
+            save(ckpt_path, engine, final_position, run_key)
 
     c = engine.counters
     per_replica = replicas.gather({"rank": replicas.rank, "samples": c.samples, "supervised_tokens": c.supervised_tokens,

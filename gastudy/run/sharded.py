@@ -1,0 +1,109 @@
+"""Resume a sharded run: checkpoints of FSDP2 replicas with ``torch.distributed.checkpoint`` (MB-7, MB-10).
+
+A replica of a sharded run holds only its shard of the model and of the optimizer state, so
+no single file can hold the run. A sharded checkpoint is a folder:
+
+- ``state/``: the model and optimizer state as ``torch.distributed.checkpoint`` (DCP) writes
+  it — every rank writes its own shards, described by one metadata file
+  (``get_state_dict`` / ``set_state_dict`` give the sharded state dicts);
+- ``rank<r>.pt``: what is small and belongs to one replica — scheduler, gradient scaler,
+  counters, RNG states, the data position of the next group and the run's configuration —
+  written with ``torch.save`` and read with ``weights_only=True``, in the same layout as
+  :mod:`gastudy.run.resume` (whose checks and restore order are reused).
+
+Like every gastudy checkpoint it is taken only at a group boundary, where gradients are
+zero; every rank must call :func:`save_sharded_checkpoint` and :func:`restore_sharded`
+(they are collectives). On the CPU a resumed run reproduces the uninterrupted run's
+parameters bit for bit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from gastudy.core.engine import Accumulator
+from gastudy.run.resume import CHECKPOINT_VERSION, restore, rng_states
+
+SHARDED_CHECKPOINT = "checkpoint-sharded"
+
+
+def is_sharded(replicas: Any) -> bool:
+    """True for replicas whose model is sharded (:class:`~gastudy.parallel.fsdp.FSDPReplicas`)."""
+    from gastudy.parallel.fsdp import FSDPReplicas
+
+    return isinstance(replicas, FSDPReplicas)
+
+
+def save_sharded_checkpoint(directory: str | Path, engine: Accumulator, position: dict[str, int],
+                            config: dict[str, Any]) -> Path:
+    """Write a sharded checkpoint of ``engine`` at a group boundary into ``directory`` (all ranks).
+
+    ``position`` is the data position of the *next* group. Raises ``RuntimeError`` (on every
+    rank, before anything is written) if gradients are not zero. Returns the folder.
+    Course: MB-7, MB-10.
+    """
+    import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.state_dict import get_state_dict
+
+    if any(p.grad is not None for p in engine.model.parameters()):
+        raise RuntimeError("checkpoints are taken between groups, where gradients are zero (None); "
+                           "these are not: finish the group first")
+    directory = Path(directory)
+    rank = dist.get_rank()
+    model_state, optim_state = get_state_dict(engine.model, engine.optimizer)
+    dcp.save({"model": model_state, "optimizer": optim_state}, checkpoint_id=str(directory / "state"))
+    small = {
+        "version": CHECKPOINT_VERSION,
+        "scheduler": engine.scheduler.state_dict() if engine.scheduler is not None else None,
+        "scaler": engine.precision.scaler.state_dict() if engine.precision.scaler else None,
+        "counters": engine.counters.to_dict(),
+        "position": dict(position),
+        "config": dict(config),
+        "rng": rng_states(),
+        "replicas": dist.get_world_size(),
+    }
+    tmp = directory / f"rank{rank}.pt.tmp"
+    torch.save(small, tmp)
+    tmp.replace(directory / f"rank{rank}.pt")  # never a half-written file
+    dist.barrier()  # the checkpoint exists once every rank has written its part
+    return directory
+
+
+def restore_sharded(engine: Accumulator, directory: str | Path, config: dict[str, Any]) -> dict[str, int]:
+    """Load the sharded checkpoint in ``directory`` into ``engine`` (all ranks); return the data
+    position to continue from (course: MB-7, MB-10).
+
+    The configuration check, scheduler, scaler, counters and RNG states go through
+    :func:`gastudy.run.resume.restore` (so a checkpoint of another run raises ``ValueError``
+    and changes nothing); the model and optimizer shards are then read with
+    ``torch.distributed.checkpoint`` and set with ``set_state_dict``. Raises
+    ``FileNotFoundError`` naming the folder when this rank's part is missing, and
+    ``ValueError`` when the checkpoint was written by a different number of replicas.
+    """
+    import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
+
+    directory = Path(directory)
+    part = directory / f"rank{dist.get_rank()}.pt"
+    if not part.exists():
+        raise FileNotFoundError(f"no sharded checkpoint part at {part}; train with --shard --checkpoint-every "
+                                "(or --out) to write one, and resume with the same --replicas")
+    small = torch.load(part, map_location="cpu", weights_only=True)
+    if small.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(f"checkpoint {part} has version {small.get('version')}, expected {CHECKPOINT_VERSION}")
+    if small["replicas"] != dist.get_world_size():
+        raise ValueError(f"the sharded checkpoint was written by {small['replicas']} replicas, this run has "
+                         f"{dist.get_world_size()}: resume with --replicas {small['replicas']}")
+    model_state, optim_state = get_state_dict(engine.model, engine.optimizer)
+    # resume.restore checks the configuration first and raises before anything changes; the model
+    # and optimizer it is given are their own current states (nothing to load there)
+    position = restore(engine, {**small, "model": engine.model.state_dict(),
+                                "optimizer": engine.optimizer.state_dict()}, config)
+    state = {"model": model_state, "optimizer": optim_state}
+    dcp.load(state, checkpoint_id=str(directory / "state"))
+    set_state_dict(engine.model, engine.optimizer, model_state_dict=state["model"], optim_state_dict=state["optimizer"])
+    return position
