@@ -30,7 +30,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    if args.replicas > 1:
+    if args.replicas > 1 or args.shard or args.sync:  # the sharding flags are checked there
         from gastudy.cli.replicas import verify_replicas
 
         code, payload = verify_replicas(args)
@@ -50,7 +50,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    if args.replicas > 1 or int(os.environ.get("WORLD_SIZE", "1")) > 1:
+    if args.replicas > 1 or int(os.environ.get("WORLD_SIZE", "1")) > 1 or args.shard or args.sync:
         from gastudy.cli.replicas import train_replicas
 
         return train_replicas(args)
@@ -130,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="print the command instead of starting")
     p.set_defaults(func=cmd_lab)
 
+    from gastudy.cli.check_loop import add_check_loop_parser
     from gastudy.cli.memory import add_memory_parser
     from gastudy.cli.site import add_site_parser
 

@@ -62,6 +62,11 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
                     help="what to do when replicas process the same sample ids")
     dp.add_argument("--dist-timeout", type=float, default=None, metavar="SECONDS",
                     help="timeout of every collective (default $GASTUDY_DIST_TIMEOUT or 60)")
+    dp.add_argument("--shard", action="store_true",
+                    help="sharded data parallel (FSDP2 fully_shard) instead of DDP; needs D ≥ 2")
+    dp.add_argument("--sync", default=None, choices=("deferred", "every"),
+                    help="with --shard: reduce-scatter on the last microbatch only (deferred, the default: unsharded "
+                         "gradients held across the group) or after every microbatch (every: A× the traffic)")
 
 
 def record_text(markdown: str, paths) -> str:

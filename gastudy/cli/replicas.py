@@ -13,7 +13,13 @@
       gastudy train --replicas 2 --json
 
 Optional ``args`` attributes read here (defaults in brackets): ``no_sync`` [True],
-``duplicates`` [``"raise"``], ``dist_timeout`` seconds [60].
+``duplicates`` [``"raise"``], ``dist_timeout`` seconds [60], ``shard`` [False] and ``sync``
+[``"deferred"``] (sharded data parallel, FSDP2; :func:`shard_error` says which combinations
+are refused)::
+
+      gastudy verify --replicas 2 --shard --sync every
+      gastudy train --replicas 2 --shard --json
+      torchrun --standalone --nproc-per-node 2 -m gastudy train --shard
 """
 
 from __future__ import annotations
@@ -28,6 +34,35 @@ from gastudy.check.replicas import verify_on_replicas
 from gastudy.cli.options import emit, fail, record_text, train_config
 from gastudy.parallel.process_group import default_timeout_s, init_from_env, shutdown
 from gastudy.run.replicas import train_on_replicas, train_worker
+
+# --------------------------------------------------------------------------- sharding flags
+
+
+def shard_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with the sharding flags of ``args``, or ``None`` (course: MB-7).
+
+    Refused: ``--sync`` without ``--shard`` (DDP has no sync policy: its switch is
+    ``--sync-every-microbatch``); ``--shard`` with ``--sync-every-microbatch`` (use
+    ``--sync every``); ``--shard`` on one replica (``--replicas`` < 2 and not under
+    ``torchrun`` with ``WORLD_SIZE`` ≥ 2: nothing to shard across). Commands answer with exit 2.
+    """
+    shard, sync = getattr(args, "shard", False), getattr(args, "sync", None)
+    if sync is not None and not shard:
+        return (f"--sync {sync} chooses the sharded (FSDP2) sync policy: add --shard, or drop --sync "
+                "(for DDP, --sync-every-microbatch turns no_sync off)")
+    if shard and not getattr(args, "no_sync", True):
+        return "--sync-every-microbatch is DDP's switch: with --shard use --sync every"
+    world = int(os.environ.get("WORLD_SIZE", "1")) if "RANK" in os.environ else 1
+    if shard and getattr(args, "replicas", 1) < 2 and world < 2:
+        return ("--shard splits the model across data-parallel replicas, and there is only one: add --replicas N "
+                "with N ≥ 2, or run under torchrun with --nproc-per-node ≥ 2")
+    return None
+
+
+def _sharding(args: argparse.Namespace) -> dict[str, Any]:
+    shard = getattr(args, "shard", False)
+    return {"shard": shard, "sync": (getattr(args, "sync", None) or "deferred")}
+
 
 # --------------------------------------------------------------------------- verify
 
@@ -46,11 +81,13 @@ def verify_replicas(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     """
     from gastudy.parallel.launch import LaunchTimeout, WorkerError
 
+    if (error := shard_error(args)) is not None:
+        return 2, {"error": error, "text": f"gastudy: error: {error}"}
     try:
         rank0 = verify_on_replicas(args.replicas, args.model, args.micro_batch, args.accumulation_steps,
                                    args.precision, args.normalization, args.collate, args.seed,
                                    no_sync=getattr(args, "no_sync", True),
-                                   timeout_s=getattr(args, "dist_timeout", None))
+                                   timeout_s=getattr(args, "dist_timeout", None), **_sharding(args))
     except ValueError as e:
         return 2, {"error": str(e), "text": f"gastudy: error: {e}"}
     except (WorkerError, LaunchTimeout) as e:
@@ -58,7 +95,8 @@ def verify_replicas(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     report = rank0["report"]
     if getattr(args, "save", None):
         report.record.save(args.save, "verify_record")
-    payload = {**report.to_dict(), "naive": rank0["naive"], "allreduce_calls": rank0["allreduce_calls"]}
+    payload = {**report.to_dict(), "naive": rank0["naive"], "allreduce_calls": rank0["allreduce_calls"],
+               "collectives": rank0.get("collectives"), "peak_gradient_bytes": rank0.get("peak_gradient_bytes")}
     payload["text"] = f"{report}\n(D={args.replicas} processes; naive per-replica mean: relative gap " \
                       f"{rank0['naive']['max_rel_diff']:.3g})"
     return (0 if report.passed else 1), payload
@@ -88,6 +126,8 @@ def train_replicas(args: argparse.Namespace) -> int:
         config = train_config(args).validate()
     except ValueError as e:
         return fail(args, str(e))
+    if (error := shard_error(args)) is not None:
+        return fail(args, error)
     if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
         world = int(os.environ["WORLD_SIZE"])
         if args.replicas > 1 and args.replicas != world:
@@ -98,7 +138,7 @@ def train_replicas(args: argparse.Namespace) -> int:
 
     try:
         result = train_on_replicas(config, args.replicas, resume=getattr(args, "resume", False), no_sync=no_sync,
-                                   duplicates=duplicates, timeout_s=timeout)
+                                   duplicates=duplicates, timeout_s=timeout, **_sharding(args))
     except (WorkerError, LaunchTimeout) as e:
         return fail(args, str(e), code=1)
     _emit(args, result)
@@ -110,7 +150,7 @@ def _train_under_torchrun(args: argparse.Namespace, config, timeout: float, no_s
     try:
         init_from_env("gloo", timeout)
         result = train_worker(config, resume=getattr(args, "resume", False), no_sync=no_sync,
-                              duplicates=duplicates)
+                              duplicates=duplicates, **_sharding(args))
     except BaseException as e:  # noqa: BLE001 - report, then leave without a teardown abort
         rank = os.environ.get("RANK", "?")
         traceback.print_exc()
