@@ -178,13 +178,13 @@ COLLATORS: dict[str, Callable[[Sequence[Sample]], Batch]] = {"padded": pad_colla
 
 def is_packed(batch: Batch) -> bool:
     """True for a padding-free batch: one row of concatenated sequences with ``position_ids``
-    (gastudy's :func:`packed_collate`, transformers' ``DataCollatorWithFlattening``)."""
+    (gastudy's :func:`packed_collate`, transformers' ``DataCollatorWithFlattening``). Course: GA-5."""
     return "position_ids" in batch and "attention_mask" not in batch and batch["input_ids"].shape[0] == 1
 
 
 def sequence_starts(position_ids: torch.Tensor) -> list[int]:
     """Where each sequence of a packed row begins: position 0 and every place where the
-    position does not grow by one (so a collator's ``position_ids_start`` does not matter)."""
+    position does not grow by one (so a collator's ``position_ids_start`` does not matter). Course: GA-5."""
     pos = position_ids.reshape(-1)
     if pos.numel() == 0:
         return []
@@ -193,7 +193,8 @@ def sequence_starts(position_ids: torch.Tensor) -> list[int]:
 
 def samples_in(batch: Batch) -> int:
     """How many samples a batch holds: its ``sample_ids`` if present, else the sequences of a
-    packed row, else the rows (first dimension) of ``input_ids``/``inputs``/``labels``."""
+    packed row, else the rows (first dimension) of ``input_ids``/``inputs``/``labels``. Raises
+    ``KeyError`` when the batch has none of these. Course: MB-4."""
     if "sample_ids" in batch:
         return int(batch["sample_ids"].numel())
     if "input_ids" in batch and is_packed(batch):
@@ -210,7 +211,7 @@ def split_batch(batch: Batch) -> list[Sample]:
 
     Works for gastudy's collators and for Hugging Face ones (padded with ``attention_mask``,
     or padding-free with ``position_ids`` and, optionally, ``shift_labels``). A sample gets a
-    ``sample_id`` only when the batch has ``sample_ids``.
+    ``sample_id`` only when the batch has ``sample_ids``. Course: MB-8 (the big-batch reference).
     """
     out: list[Sample] = []
     n_samples = samples_in(batch)
@@ -247,7 +248,7 @@ def split_batch(batch: Batch) -> list[Sample]:
 
 def pad_token_of(batch: Batch, default: int = PAD) -> int:
     """The token a padded batch pads with: ``input_ids`` at its first masked position
-    (``default`` when nothing is padded or there is no ``attention_mask``)."""
+    (``default`` when nothing is padded or there is no ``attention_mask``). Course: MB-10."""
     mask = batch.get("attention_mask")
     if mask is None or "input_ids" not in batch or bool(mask.bool().all()):
         return default
