@@ -1,13 +1,14 @@
 """Chapter 00: how the course works — environment check, section map, glossary.
 
-The glossary uses the course's vocabulary, and every term names the library object that
-implements it; :class:`GlossaryLab` imports that object, so the claim "the words of the
+The glossary uses the course's vocabulary, and every term names the object that implements
+it (in gastudy, or in PyTorch for terms such as all-reduce); :class:`GlossaryLab` imports that object, so the claim "the words of the
 course are the words of the code" is checked, not asserted. Course: all sections (map).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import os
 import platform
 from dataclasses import dataclass
@@ -18,7 +19,8 @@ import torch
 from gastudy.course.sections import NOTEBOOKS, SECTIONS
 from gastudy.course.widgets import Lab, show_table
 
-# term → (definition in the course's words, the library object that implements it)
+# term → (definition in the course's words, the object that implements it: gastudy's own, or the
+# PyTorch object a term names). One table: chapter 00 shows it once; other chapters may add terms.
 GLOSSARY: dict[str, tuple[str, str]] = {
     "microbatch": (
         "The samples one replica pushes through one forward pass (m of them). Memory is "
@@ -80,6 +82,72 @@ GLOSSARY: dict[str, tuple[str, str]] = {
         "dropped, and its samples recorded.",
         "gastudy.core.groups.PartialGroupRecord",
     ),
+    "nats": (
+        "The unit of every loss in the course: cross-entropy with the natural logarithm. Guessing "
+        "uniformly among the 16 tokens of the course's vocabulary costs ln 16 ≈ 2.77 nats.",
+        "gastudy.core.loss.summed_loss",
+    ),
+    "activation": (
+        "A tensor the forward pass computes and keeps for the backward pass. Activation memory "
+        "grows with the microbatch m and the sequence length; it is what accumulation bounds.",
+        "gastudy.memory.saved.saved_bytes",
+    ),
+    "activation checkpointing": (
+        "Keeping the activations of only some layers and recomputing the rest during backward: less "
+        "memory, one extra forward of those layers. Also called gradient checkpointing.",
+        "gastudy.core.checkpointing.enable_checkpointing",
+    ),
+    "offload": (
+        "Moving saved activations to host memory during forward and back for backward "
+        "(torch.autograd.graph.save_on_cpu): device memory traded for copies.",
+        "torch.autograd.graph.save_on_cpu",
+    ),
+    "autocast": (
+        "torch.autocast: runs selected operations (mainly matrix multiplications) in bf16 or fp16 "
+        "while weights, gradients and optimizer stay float32. It wraps the forward, never the step.",
+        "gastudy.core.precision.Precision.autocast",
+    ),
+    "gradient scaler": (
+        "torch.amp.GradScaler: multiplies the fp16 loss by a scale so small gradients do not underflow, "
+        "divides it out before clipping and the step, skips a step with inf/NaN and lowers the scale.",
+        "gastudy.core.precision.Precision",
+    ),
+    "all-reduce": (
+        "A collective operation: every process gives a tensor and every process gets back their sum "
+        "(or mean). DDP all-reduces the gradients after the backward of the last microbatch.",
+        "torch.distributed.all_reduce",
+    ),
+    "all-gather": (
+        "A collective operation: every process gives a tensor and every process gets all of them. "
+        "Used to agree on group sizes, sample ids and the global denominator.",
+        "torch.distributed.all_gather",
+    ),
+    "gloo / NCCL": (
+        "Communication back-ends of torch.distributed: gloo runs on CPUs (this course's 2-process "
+        "demos), NCCL between NVIDIA GPUs.",
+        "gastudy.parallel.process_group",
+    ),
+    "FSDP / ZeRO": (
+        "Sharded data parallelism: each replica stores only a shard of parameters, gradients and "
+        "optimizer state and gathers the rest when needed (PyTorch FSDP, DeepSpeed ZeRO). Each "
+        "replica still counts in D.",
+        "torch.distributed.fsdp",
+    ),
+    "pinned memory": (
+        "Page-locked host memory: the GPU can copy to and from it asynchronously. Offloaded "
+        "activations are kept there.",
+        "torch.Tensor.pin_memory",
+    ),
+    "RSS": (
+        "Resident set size: the physical memory a process holds, as the operating system counts it. "
+        "On the CPU it is the memory measure that includes everything.",
+        "gastudy.memory.probes.MemoryProbe",
+    ),
+    "allocator": (
+        "The layer that hands memory to tensors and keeps freed blocks for reuse (PyTorch's caching "
+        "allocator on a GPU), so memory allocated by tensors and memory reserved differ.",
+        "torch.cuda.memory_allocated",
+    ),
 }
 
 
@@ -103,7 +171,8 @@ def resolve(dotted: str) -> Any:
 
 
 def environment() -> dict[str, Any]:
-    """What this kernel runs on: versions, threads, CPU/GPU (the course's environment check).
+    """What this kernel runs on: versions, threads, CPU/GPU, and the optional Hugging Face packages
+    (the course's environment check).
     Course: 00_start_here (the map of all sections)."""
     info: dict[str, Any] = {
         "python": platform.python_version(),
@@ -118,6 +187,11 @@ def environment() -> dict[str, Any]:
             info[name] = importlib.import_module(name).__version__
         except ImportError:
             info[name] = "not installed"
+    for name in ("transformers", "accelerate"):  # the optional hf extra: its version, without importing it
+        try:
+            info[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            info[name] = "not installed (optional: the Hugging Face cells are skipped)"
     return info
 
 
@@ -152,7 +226,7 @@ class SectionMapLab(Lab):
     notebook is not in :data:`NOTEBOOKS` (must stay empty). Course: map of all sections.
     """
 
-    title = "Section map: every section of the three source documents and its notebook"
+    title = "Section map: every section of the source documents and its notebook"
 
     def __init__(self) -> None:
         import ipywidgets as w
