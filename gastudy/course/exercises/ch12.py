@@ -5,15 +5,39 @@ from __future__ import annotations
 from gastudy.course.exercises import exercise
 
 
-@exercise("12.1")
-def pick_a_question(answer: object) -> tuple[bool, str]:
-    """Any key of :data:`gastudy.course.labs.questions.QUESTIONS`; the checker re-measures it (MB-12)."""
-    from gastudy.course.labs.questions import QUESTIONS, ask
+def activation_share_saved() -> float:
+    """Exercise 12.1's expected answer: the share of the tensor bytes that m=16 → m=2 saves (MB-12).
 
-    if answer not in QUESTIONS:
-        return False, f"{answer!r} is not a question key; choose one of: {', '.join(QUESTIONS)}"
-    a = ask(str(answer))
-    return True, f"measured again just now:\n{a.text}\nRevisit notebook {a.chapter} ({', '.join(a.sections)})."
+    From :func:`gastudy.course.labs.questions.ask` ``("memory-saved")``'s exact tensor bytes:
+    ``(saved_m16 - saved_m2) / (fixed_m16 + saved_m16)``, where ``fixed`` is weights + gradients +
+    AdamW state and ``saved`` one microbatch's activations. A fraction in [0, 1].
+    """
+    from gastudy.course.labs.questions import ask
+
+    e = ask("memory-saved").evidence
+    return (e["saved_m16"] - e["saved_m2"]) / (e["fixed_m16"] + e["saved_m16"])
+
+
+@exercise("12.1")
+def share_of_memory_saved(answer: object) -> tuple[bool, str]:
+    """What fraction of the tensor bytes does m=16 → m=2 (A=8) save? (MB-9, MB-12)"""
+    if isinstance(answer, bool) or not isinstance(answer, int | float):
+        return False, f"answer with a fraction between 0 and 1, got {answer!r}"
+    from gastudy.course.labs.questions import ask
+
+    e = ask("memory-saved").evidence
+    expected = (e["saved_m16"] - e["saved_m2"]) / (e["fixed_m16"] + e["saved_m16"])
+    activations_only = 1 - e["saved_m2"] / e["saved_m16"]
+    if abs(answer - expected) <= 0.01:
+        return True, (f"{expected:.1%}: the activations shrink {e['saved_m16'] / e['saved_m2']:.0f}×, but weights, "
+                      f"gradients and AdamW state ({e['fixed_m16']:,} bytes) do not, so the whole shrinks much less than the activations.")
+    if 1 < answer <= 100:
+        return False, "answer as a fraction between 0 and 1, not a percentage"
+    if abs(answer - activations_only) <= 0.01:
+        return False, (f"{answer:.3f} is the cut in activations alone; the question asks about all tensor bytes: "
+                       "add the fixed part (fixed_m16) to the denominator")
+    return False, (f"{answer:.3f} is not it; compute (saved_m16 − saved_m2) ÷ (fixed_m16 + saved_m16) from "
+                   "ask('memory-saved').evidence")
 
 
 def saved_per_sample() -> int:

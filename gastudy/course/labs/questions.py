@@ -274,6 +274,86 @@ def _bit_identical() -> tuple[str, Evidence]:
     return text, {"drift_fp32": drift32, "drift_fp64": drift64}
 
 
+def _offload() -> tuple[str, Evidence]:
+    from gastudy.course.labs.checkpoint_lab import model_kwargs
+    from gastudy.memory.saved import formula_check
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    plain, off = (formula_check("tiny-gpt", 8, 128, 1, offload=o, device=device, model_kwargs=model_kwargs(256, 4))
+                  for o in (False, True))
+    where = ("on this GPU the device kept " + format_bytes(off.measured_bytes) + " instead of "
+             + format_bytes(plain.measured_bytes)) if device == "cuda" else (
+             "on this CPU-only machine there is nothing to move: the bytes are the same with and without it ("
+             + format_bytes(off.measured_bytes) + ")")
+    text = (f"Only when nothing else fits on the accelerator. With every layer checkpointed, what remains is each "
+            f"layer's input: for tiny-gpt with 4 layers, m=8, T=128 and hidden 256 that is "
+            f"{format_bytes(plain.formula_bytes)} by the formula layers × m × T × hidden × 4 bytes (measured "
+            f"{format_bytes(plain.measured_bytes)} with the shared mask). Offload moves it to pinned host memory; "
+            f"{where}. The price is a device→host copy in the forward and a host→device copy in the backward, on "
+            "the compute stream: every update gets slower (chapter 08 times it on a GPU).")
+    return text, {"device": device, "formula_bytes": plain.formula_bytes, "kept_plain": plain.measured_bytes,
+                  "kept_offload": off.measured_bytes}
+
+
+def _checkpoint_vs_accumulate() -> tuple[str, Evidence]:
+    from gastudy.check.verify import (
+        compare_gradients,
+        controlled_microbatches,
+        reference_gradients,
+        verify_one_update,
+    )
+    from gastudy.core.checkpointing import checkpointing
+    from gastudy.core.models import build_model
+
+    mbs = controlled_microbatches("tiny-gpt", 8, 1)  # one batch of 8: the same samples, checkpointed or not
+    model = build_model("tiny-gpt").train()
+    plain = reference_gradients(model, mbs)
+    with checkpointing(model, every_n_layers=1):
+        ckpt = reference_gradients(model, mbs)
+    ckpt_abs, _ = compare_gradients(ckpt, plain)
+    accumulated = verify_one_update("tiny-gpt", 2, 4).max_rel_diff
+    bn = verify_one_update("bn-mlp", 2, 4).max_rel_diff
+    text = (f"They answer different problems. Checkpointing keeps the batch and recomputes: its gradient equals the "
+            f"un-checkpointed one to {ckpt_abs:.1e} (the same operations run again). Accumulation splits the batch: "
+            f"its gradient matches the big batch within rounding ({accumulated:.1e} relative on tiny-gpt) only when "
+            f"every layer treats samples independently — with BatchNorm it is off by {bn:.2f}. So: if one sample's "
+            "activations are the problem (long sequences), checkpoint; if you want a bigger batch than fits, "
+            "accumulate; if neither is enough, combine them (chapter 08 measures the product).")
+    return text, {"ckpt_max_abs": ckpt_abs, "accumulated_rel": accumulated, "bn_rel": bn}
+
+
+def _hugging_face() -> tuple[str, Evidence]:
+    from gastudy.course.bridge import hf_available, skip_note
+
+    if not hf_available():
+        return (f"Not measured here: {skip_note('the Trainer measurement')} Without the measurement, the rule "
+                "from the Hugging Face guide: the Trainer divides the summed loss by the group's supervised tokens (num_items_in_batch) when the "
+                "model accepts it; a custom loss must do the same and declare it (loss_is_scaled_for_ga)."), {
+                    "measured": False}
+    from gastudy.core.data import AdditionDataset, pad_collate
+    from gastudy.course.bridge import (
+        compare_with_gastudy,
+        tiny_causal_lm,
+        trainer_gradient,
+        training_arguments,
+    )
+
+    data = AdditionDataset(8, seed=1)
+    samples = [data[i] for i in range(8)]
+    microbatches = [pad_collate(samples[i:i + 2]) for i in range(0, 8, 2)]
+    model = tiny_causal_lm(seed=0)
+    grads = trainer_gradient(model, samples, training_arguments(2, 4))  # one update, the Trainer's defaults
+    cmp = compare_with_gastudy(grads, model, microbatches)
+    steps = compare_with_gastudy(grads, model, microbatches, "steps")
+    text = (f"With its defaults, yes. One Trainer update (per_device_train_batch_size=2, gradient_accumulation_steps=4) "
+            f"of a tiny GPT-2 on variable-length samples gives the gradient of gastudy's token-normalized engine to "
+            f"{cmp.max_rel:.1e} (relative), and is {steps.max_rel:.1%} away from a ÷A normalization. The Trainer counts "
+            "the group's supervised tokens (num_items_in_batch) before the first backward. A custom compute_loss "
+            "must divide its summed loss by that count — and the Trainer subclass must say so with "
+            "loss_is_scaled_for_ga = True, or the loss is divided by A once more (chapter 03).")
+    return text, {"measured": True, "tokens_rel": cmp.max_rel, "tokens_passed": cmp.passed, "steps_rel": steps.max_rel}
+
+
 QUESTIONS: dict[str, Question] = {q.key: q for q in [
     Question("same-gradient", "Is accumulating A microbatches the same as one batch A times larger?",
              ("MB-8", "GA-1"), "07_same_batch_different_experiment", _same_gradient),
@@ -303,6 +383,11 @@ QUESTIONS: dict[str, Question] = {q.key: q for q in [
              "06_data_parallel", _duplicates),
     Question("bit-identical", "Why are my weights not bit-identical after switching to accumulation?",
              ("MB-8",), "07_same_batch_different_experiment", _bit_identical),
+    Question("offload", "Should I offload activations to the CPU?", ("CK-4",), "08_checkpointing", _offload),
+    Question("checkpoint-vs-accumulate", "Checkpointing or accumulation: which one changes my training?",
+             ("CK-2", "MB-8"), "08_checkpointing", _checkpoint_vs_accumulate),
+    Question("hugging-face", "Does the Hugging Face Trainer normalize accumulation correctly?",
+             ("GA-3", "GA-4", "GA-6"), "03_loss_normalization", _hugging_face),
 ]}
 
 
