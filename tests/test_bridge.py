@@ -23,6 +23,9 @@ def test_without_the_hf_extra_cells_print_a_skip_note_and_do_not_fail(monkeypatc
     out = capsys.readouterr().out
     assert "skipped: TrainingArguments ↔ m and A" in out
     assert "missing here: transformers" in out and bridge.HF_INSTALL in out
+    monkeypatch.setenv(bridge.NO_HF_ENV, "1")  # the switch that runs a course on the skip path
+    assert bridge.missing_hf_packages() == ["transformers", "accelerate"] and not bridge.hf_available()
+    assert "GASTUDY_NO_HF=1 is set" in bridge.skip_note("x")
     with pytest.raises(ModuleNotFoundError, match="hf"):
         bridge.tiny_causal_lm()
 

@@ -78,6 +78,10 @@ def test_glossary_names_real_objects():
 def test_environment_and_table(capsys):
     env = environment()
     assert env["torch threads"] >= 1 and isinstance(env["cuda available"], bool)
+    from gastudy.course.bridge import hf_available
+
+    hf_rows = (env["transformers"], env["accelerate"])
+    assert all(v[0].isdigit() for v in hf_rows) if hf_available() else all("not installed" in v for v in hf_rows)
     text = show_table([{"a": 1, "b": 0.123456}, {"a": 22, "b": "x"}])
     assert "0.1235" in text and text.splitlines()[0].split() == ["a", "b"]
     assert capsys.readouterr().out == text + "\n"  # no IPython here: the text table is printed
@@ -247,6 +251,11 @@ def test_zero_grad_mistakes_are_detected():
     assert max(gaps["correct"]) < 1e-9
     assert min(gaps["zero per microbatch"]) > 0.1
     assert gaps["forget zero_grad"][0] < 1e-9 < 0.1 < gaps["forget zero_grad"][1]
+    # zeroing per microbatch leaves one microbatch's share: between 1/A and 1/√A of the big batch
+    A = lab.values["accumulation_steps"]
+    assert all(abs(x - 1) < 1e-9 for x in lab.result.norm_ratio["correct"])
+    assert 0.8 / A <= lab.result.mean_ratio("zero per microbatch") <= 1.2 / A**0.5
+    assert lab.result.norm_ratio["forget zero_grad"][1] > 1.2  # the leftover gradient adds to the new one
     lab.controls["loop"].value = "forget zero_grad"
     assert lab.result.fired and "leftover" in lab.result.verdict
     lab.controls["loop"].value = "correct"
@@ -366,6 +375,11 @@ def test_mean_of_means_on_real_data():
     assert len(r.rows) == 8 and r.mean_abs_bias > 0
     assert r.tokens_gap <= r.tolerance < 100 * r.tolerance < r.gradient_gap
     assert r.verdict_fired
+    # the gradient gap is measured for every held-out group (and plotted), not only group 0
+    assert r.rows[0]["gradient gap (mean)"] == r.gradient_gap
+    assert all(row["gradient gap (tokens)"] <= r.tolerance < 100 * r.tolerance < row["gradient gap (mean)"]
+               for row in r.rows)
+    assert r.mean_gradient_gap == sum(row["gradient gap (mean)"] for row in r.rows) / len(r.rows)
     model = lab._model
     lab.controls["micro_batch"].value = 4
     assert lab._model is model  # trained once

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -47,9 +48,17 @@ COURSE_ONLY_KEYS = frozenset({"sample_ids"})
 BRIDGE_TOLERANCE = 1e-5
 
 
+# Set to 1 to run the course as if the hf extra were absent (every Hugging Face cell skips):
+# how the skip path is tested, and a way to keep a workshop on one path.
+NO_HF_ENV = "GASTUDY_NO_HF"
+
+
 def missing_hf_packages() -> list[str]:
-    """The packages of the ``hf`` extra that cannot be imported here (empty when all are present).
+    """The packages of the ``hf`` extra that cannot be imported here (empty when all are present);
+    all of them when the environment variable ``GASTUDY_NO_HF`` is ``1``.
     Course: 00 (environment), every Hugging Face cell."""
+    if os.environ.get(NO_HF_ENV) == "1":
+        return list(HF_PACKAGES)
     return [name for name in HF_PACKAGES if importlib.util.find_spec(name) is None]
 
 
@@ -63,9 +72,10 @@ def skip_note(what: str) -> str:
     """The sentence a Hugging Face cell prints instead of running: what is skipped, what is
     missing and how to install it. Course: every Hugging Face cell."""
     missing = ", ".join(missing_hf_packages()) or "nothing"
+    why = (f"{NO_HF_ENV}=1 is set" if os.environ.get(NO_HF_ENV) == "1"
+           else f"missing here: {missing}; install it with: {HF_INSTALL}")
     return (f"⤼ skipped: {what}. This cell runs the Hugging Face APIs for real and needs the optional "
-            f"'hf' extra (missing here: {missing}). Install it with: {HF_INSTALL} — the rest of the "
-            "chapter does not depend on it.")
+            f"'hf' extra ({why}). The rest of the chapter does not depend on it.")
 
 
 def hf_cell(what: str) -> bool:
