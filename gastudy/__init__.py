@@ -11,13 +11,16 @@ The public API, by course section:
 - CK-1…CK-4: :func:`enable_checkpointing`, :func:`disable_checkpointing`, :func:`layer_selection`
 - MB-9, GA-1, GA-2: :func:`saved_bytes`, :class:`MemoryProbe`, :func:`phase_timeline`,
   :func:`plan_for_budget`, :func:`time_update`, :func:`compare_layouts`
-- MB-10: :func:`verify_one_update`, :class:`RunRecord`, :func:`train`
+- MB-10: :func:`verify_one_update`, :class:`RunRecord`, :func:`train`; :func:`check_loop` (your own
+  loop, :class:`LoopReport`); ``gastudy.hf.check_trainer`` (your Trainer; the optional ``hf`` extra,
+  imported on first use of ``gastudy.hf``)
 - MB-11: :mod:`gastudy.check.diagnostics` (five detectors), :mod:`gastudy.check.pitfalls` (wrong loops)
 
 The package's folders are its layers (``core``, ``memory``, ``parallel``, ``check``, ``run``,
 ``course``, ``cli``): see ARCHITECTURE.md.
 """
 
+from gastudy.check.loop import LoopReport, check_loop
 from gastudy.check.verify import verify_one_update
 from gastudy.core.checkpointing import (
     CheckpointLayer,
@@ -58,11 +61,20 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Accumulator", "AdditionDataset", "BatchPlan", "BlobDataset", "CheckpointLayer", "Counters",
-    "EmptyGroupError", "Group", "GroupStream", "MLP", "MemoryProbe", "MicrobatchStream",
+    "EmptyGroupError", "Group", "GroupStream", "LoopReport", "MLP", "MemoryProbe", "MicrobatchStream",
     "NonFiniteLossError", "PlanError", "Precision", "RunRecord", "TinyGPT", "TrainConfig",
-    "UpdateResult", "build_group", "build_model", "checkpointed_layers", "compare_layouts",
+    "UpdateResult", "build_group", "build_model", "check_loop", "checkpointed_layers", "compare_layouts",
     "count_supervised", "count_unshifted", "disable_checkpointing", "enable_checkpointing",
     "formula_check", "inject_overflow", "layer_selection", "make_groups", "mean_of_means",
     "packed_collate", "pad_collate", "phase_timeline", "plan_for_budget", "plan_from_target",
     "saved_bytes", "summed_loss", "time_update", "train", "verify_one_update", "weighted_mean",
 ]
+
+
+def __getattr__(name: str):
+    """``gastudy.hf`` on first use: the optional Hugging Face layer is not imported by ``import gastudy``."""
+    if name == "hf":
+        import importlib
+
+        return importlib.import_module("gastudy.hf")
+    raise AttributeError(f"module 'gastudy' has no attribute {name!r}")

@@ -11,8 +11,8 @@ import gastudy
 
 PACKAGE = Path(gastudy.__file__).resolve().parent
 # Bottom to top. A module may import from its own layer and from layers below it, never above.
-LAYERS = ["core", "memory", "parallel", "check", "run", "course", "cli"]
-LIBRARY = ["core", "memory", "parallel", "check", "run"]
+LAYERS = ["core", "memory", "parallel", "check", "run", "hf", "course", "cli"]
+LIBRARY = ["core", "memory", "parallel", "check", "run", "hf"]
 
 
 def module_name(path: Path) -> str:
@@ -99,7 +99,8 @@ def test_the_graph_sees_real_edges():
 
 def test_import_gastudy_stays_light():
     code = ("import sys, gastudy, gastudy.cli; "
-            "heavy = [m for m in ('matplotlib', 'ipywidgets', 'IPython', 'nbformat', 'nbconvert', 'gastudy.course') "
+            "heavy = [m for m in ('matplotlib', 'ipywidgets', 'IPython', 'nbformat', 'nbconvert', 'gastudy.course', "
+            "'transformers', 'accelerate', 'gastudy.hf') "
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]", f"import gastudy loaded {out}"

@@ -136,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_memory_parser(sub)
     add_site_parser(sub)
+    add_check_loop_parser(sub)
     return parser
 
 

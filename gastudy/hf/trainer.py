@@ -1,0 +1,294 @@
+"""Check YOUR Hugging Face ``Trainer``: one accumulated update against the big batch (MB-10, MB-11).
+
+:func:`check_trainer` runs ``trainer.train()`` for exactly one optimizer update on a shallow
+copy of your Trainer that holds a deep copy of its model (your Trainer, its model, state and
+global random state are left as they were). Everything that decides the update is yours: the
+class (so your ``compute_loss`` / ``training_step`` overrides), ``compute_loss_func``, the data
+collator and dataset, ``gradient_accumulation_steps``, ``loss_is_scaled_for_ga`` and
+``model_accepts_loss_kwargs``. The copy differs only where a check needs it to (see
+:data:`CHECK_ARGS`): no clipping, one update, no saving, logging, reporting or evaluation, an
+output folder in a temporary directory, and your callbacks are not run.
+
+Two things are captured: the microbatches the Trainer drew for the update (from its own
+``get_batch_samples``, with its ``num_items_in_batch``) and the gradient its optimizer consumed
+(an optimizer step pre-hook, :func:`gastudy.check.steps.record_steps`). The big batch over the
+same microbatches — the sum of per-token losses ÷ the supervised items N, causal labels
+counted after the shift — is computed on another copy of the model, microbatch by microbatch
+(:func:`gastudy.check.loop.microbatch_contributions`), and
+:func:`gastudy.check.loop.explain_gradient` names a mismatch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import random
+import tempfile
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+from torch import nn
+
+from gastudy.check.loop import (
+    LoopReport,
+    TrainStepError,
+    explain_gradient,
+    microbatch_contributions,
+    switch_off_dropout,
+    tolerance_for,
+    unshifted_rows,
+    with_sample_ids,
+)
+from gastudy.check.steps import record_steps
+from gastudy.core.counting import check_task
+from gastudy.core.groups import build_group
+
+# What the copy of the Trainer changes in its TrainingArguments (fields this transformers lacks are skipped).
+CHECK_ARGS: dict[str, Any] = {
+    "max_steps": 1, "max_grad_norm": 0.0, "save_strategy": "no", "logging_strategy": "no", "eval_strategy": "no",
+    "report_to": "none", "disable_tqdm": True, "push_to_hub": False, "load_best_model_at_end": False,
+    "eval_on_start": False, "torch_compile": False, "resume_from_checkpoint": None,
+}
+
+
+@contextlib.contextmanager
+def _global_rng_kept() -> Iterator[None]:
+    """``Trainer.train`` seeds Python, NumPy and torch: put every generator back afterwards."""
+    state = random.getstate()
+    try:
+        import numpy as np
+
+        np_state = np.random.get_state()
+    except ImportError:  # pragma: no cover - numpy is a dependency of torch's wheels
+        np, np_state = None, None
+    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    try:
+        with torch.random.fork_rng(devices=devices):
+            yield
+    finally:
+        random.setstate(state)
+        if np is not None:
+            np.random.set_state(np_state)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """transformers' advisory logging off during the check, the caller's verbosity restored."""
+    from transformers.utils import logging as hf_logging
+
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        hf_logging.set_verbosity(level)
+
+
+def _task(model: nn.Module, batch: dict[str, torch.Tensor]) -> str:
+    """How the big batch counts items: ``causal`` (labels shifted) when the model's own loss is a
+    causal-LM loss — decided from the model, not from the Trainer's ``_loss_shifts_labels``,
+    which transformers derives from ``loss_type`` (``None`` for e.g. ``GPT2LMHeadModel``)."""
+    from transformers.loss.loss_utils import ForCausalLMLoss
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    config = getattr(model, "config", None)
+    if "shift_labels" in batch:
+        return "causal"
+    if not getattr(config, "is_encoder_decoder", False) and (
+            type(model).__name__ in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.values()
+            or getattr(type(model), "loss_function", None) is not None and model.loss_function is ForCausalLMLoss):
+        return "causal"
+    return "classification" if batch["labels"].dim() == 1 else "masked"
+
+
+def _copy_of(trainer: Any, model: nn.Module, output_dir: str, callback: Any) -> Any:
+    """A shallow copy of ``trainer`` that trains ``model`` for one update under :data:`CHECK_ARGS`."""
+    from transformers.trainer_callback import CallbackHandler, DefaultFlowCallback, TrainerControl
+
+    fields = {f.name for f in dataclasses.fields(trainer.args) if f.init}
+    changes = {k: v for k, v in CHECK_ARGS.items() if k in fields}
+    try:
+        args = dataclasses.replace(trainer.args, output_dir=output_dir, **changes)
+    except Exception as err:
+        raise ValueError(f"cannot copy the Trainer's TrainingArguments for the check: {type(err).__name__}: {err}") from err
+    clone = copy.copy(trainer)
+    clone.args = args
+    clone.model = clone.model_wrapped = model
+    clone.model_init = None  # check the model you gave, not a fresh initialization
+    clone.optimizer = clone.lr_scheduler = None  # fresh ones over the copy's parameters
+    if hasattr(clone, "_created_lr_scheduler"):
+        clone._created_lr_scheduler = False
+    clone.create_accelerator_and_postprocess()  # the copy's own Accelerator (its state is not shared)
+    # train() starts with accelerator.free_memory(): a full gc.collect() (about a second in a big
+    # process) to release what earlier runs prepared. This Accelerator is new and holds nothing.
+    clone.accelerator.free_memory = lambda *objects: list(objects)
+    processing = getattr(trainer, "processing_class", getattr(trainer, "tokenizer", None))
+    clone.callback_handler = CallbackHandler([DefaultFlowCallback(), callback], model, processing, None, None)
+    clone.control = TrainerControl()
+    return clone
+
+
+def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | None = None) -> LoopReport:
+    """Run ONE accumulated update of your ``transformers.Trainer`` on a copy and check it (MB-10, MB-11).
+
+    Args:
+        trainer: your Trainer (or subclass), with ``model`` and ``train_dataset`` set. The
+            update uses its first ``gradient_accumulation_steps`` batches as its own data
+            loader draws them (its sampler, collator and batch size).
+        tolerance: largest accepted ‖g − g_big‖ ÷ ‖g_big‖; default per the model's dtype
+            (float32: 1e-4; :func:`gastudy.check.loop.tolerance_for`).
+        task: how the big batch counts supervised items (``causal``, ``masked``,
+            ``classification``); default: ``causal`` for a causal LM (its loss shifts the labels)
+            or batches with ``shift_labels``, ``classification`` for 1-D labels, else ``masked``.
+
+    What is compared: the gradient the optimizer consumed (before clipping: the copy runs with
+    ``max_grad_norm=0``) with the big-batch gradient of the same microbatches — the sum of
+    per-token losses ÷ the supervised items N (for a causal LM, labels ≠ -100 after the shift,
+    or ``shift_labels`` as given). Dropout is switched off on the copies (a random mask would
+    differ between the two computations); ``report.notes`` says so.
+
+    Outcomes (``report.symptom``): ``None`` (passed); ``"double division"`` — e.g. a loss already
+    ÷ ``num_items_in_batch`` with ``loss_is_scaled_for_ga = False``, divided again by A;
+    ``"partition dependence"`` with ``report.normalization == "steps"`` — ``compute_loss``
+    ignores ``num_items_in_batch`` (a per-microbatch mean, ÷ A by the Trainer), or ``"sum of
+    means"`` when that mean is declared scaled; ``"ineffective accumulation"`` (no optimizer
+    step or more than one); ``"wrong gradient"`` (none of these). ``report.evidence`` holds the
+    Trainer's settings (``loss_is_scaled_for_ga`` declared and in effect,
+    ``model_accepts_loss_kwargs``, its ``num_items_in_batch``) and the measured numbers.
+
+    Never changes ``trainer``, its model, optimizer, state or callbacks, nor the global random
+    state (``train()`` seeds it; it is restored). Raises ``TypeError`` for a non-Trainer,
+    ``ValueError`` without a model or training data, and
+    :class:`gastudy.check.loop.TrainStepError` when the Trainer raises during the update.
+
+    Course: MB-10 (verify one update), MB-11 (the symptoms), GA-6 (``loss_is_scaled_for_ga``).
+    """
+    from transformers import Trainer, TrainerCallback
+
+    if not isinstance(trainer, Trainer):
+        raise TypeError(f"check_trainer needs a transformers.Trainer, got {type(trainer).__name__}; "
+                        "for your own loop use gastudy.check_loop")
+    if getattr(trainer, "model", None) is None:
+        raise ValueError("the Trainer has no model (model_init is not supported): pass model= to the Trainer")
+    if trainer.train_dataset is None:
+        raise ValueError("the Trainer has no train_dataset: check_trainer draws one update from it")
+    if task is not None:
+        check_task(task)
+
+    template = copy.deepcopy(trainer.accelerator.unwrap_model(trainer.model))
+    notes: list[str] = []
+    dropped = switch_off_dropout(template)
+    if dropped:
+        notes.append(f"dropout switched off on the copies ({dropped} places): random masks would differ between "
+                     "the Trainer's update and the big batch")
+    template.train()
+    run_model = copy.deepcopy(template)
+    drawn: list[tuple[list[dict], Any]] = []
+    recorder = contextlib.ExitStack()
+    steps: list = []  # the record_steps list, once the optimizer exists
+
+    class _Capture(TrainerCallback):
+        """Starts recording optimizer steps once the Trainer has built its optimizer."""
+
+        def on_train_begin(self, args, state, control, optimizer=None, **kwargs):  # noqa: ARG002
+            inner = getattr(optimizer, "optimizer", optimizer)  # Accelerate's wrapper → the torch optimizer
+            steps.append(recorder.enter_context(record_steps(run_model, inner)))
+
+    with tempfile.TemporaryDirectory(prefix="gastudy-check-") as out, _global_rng_kept(), _quiet(), recorder:
+        clone = _copy_of(trainer, run_model, out, _Capture())
+        original = clone.get_batch_samples
+
+        def get_batch_samples(*args: Any, **kwargs: Any):
+            batches, num_items = original(*args, **kwargs)
+            drawn.append((list(batches), num_items))
+            return batches, num_items
+
+        clone.get_batch_samples = get_batch_samples
+        try:
+            clone.train()
+        except Exception as err:
+            raise TrainStepError(f"the Trainer raised {type(err).__name__}: {err} — while check_trainer ran one "
+                                 f"update of {type(trainer).__name__} on a copy of its model") from err
+        records = steps[0] if steps else []
+        A_configured = clone.args.gradient_accumulation_steps
+        current_A = getattr(clone, "current_gradient_accumulation_steps", A_configured)
+        accepts = bool(getattr(clone, "model_accepts_loss_kwargs", False))
+        compute_loss_func = getattr(clone, "compute_loss_func", None)
+        declared = getattr(clone, "loss_is_scaled_for_ga", None)
+
+    if not drawn or not drawn[0][0]:
+        raise ValueError("the Trainer drew no batch for the update: is train_dataset empty?")
+    batches, num_items = drawn[0]
+    batches = [{k: v for k, v in mb.items() if isinstance(v, torch.Tensor)} for mb in batches]
+    task = task or _task(template, batches[0])
+    ided, _ = with_sample_ids(batches)
+    group = build_group(0, ided, len(ided), task)
+    A, N = group.size, group.supervised_items
+    hf_items = None if num_items is None else int(torch.as_tensor(num_items).reshape(-1)[0])
+    effective = declared if declared is not None else ((accepts and num_items is not None)
+                                                       or compute_loss_func is not None)
+    evidence: dict[str, Any] = {
+        "trainer": type(trainer).__name__, "gradient_accumulation_steps": A_configured,
+        "per_device_train_batch_size": trainer.args.per_device_train_batch_size, "items": group.items, "task": task,
+        "num_items_in_batch": hf_items, "model_accepts_loss_kwargs": accepts,
+        "loss_is_scaled_for_ga": declared, "loss_is_scaled_for_ga_in_effect": bool(effective),
+        "compute_loss_overridden": type(trainer).compute_loss is not Trainer.compute_loss,
+        "compute_loss_func": compute_loss_func is not None, "current_gradient_accumulation_steps": current_A,
+    }
+    tol = tolerance_for(template, tolerance)
+    base = dict(tolerance=tol, optimizer_steps=len(records), scheduler_steps=None, microbatches=A,
+                samples=group.samples, supervised_items=N, notes=notes, evidence=evidence,
+                subject=f"{type(trainer).__name__} (gradient_accumulation_steps={A_configured})")
+    if hf_items is not None and hf_items != N:
+        notes.append(f"the Trainer counted num_items_in_batch = {hf_items} supervised items; gastudy counts N = {N} "
+                     "(causal labels after the shift, -100 never counts)")
+    if len(records) != 1:
+        what = "made no optimizer step" if not records else f"stepped the optimizer {len(records)} times"
+        return LoopReport(False, "ineffective accumulation", f"the Trainer {what} in one update of {A} microbatches "
+                          "— accumulation means one optimizer step per group", None, **base)
+
+    contributions = microbatch_contributions(template, group)
+    got = records[0].gradient
+    if not bool(torch.isfinite(got).all()):
+        return LoopReport(False, "non-finite gradient", "the gradient at the optimizer step contains inf or NaN",
+                          None, **base)
+    symptom, normalization, _, explained = explain_gradient(got, contributions, group.items, A, tol,
+                                                            unshifted_extra=unshifted_rows(group))
+    evidence["explained"] = explained
+    rel = explained["rel_vs_tokens"]
+    if symptom is None and rel <= tol:
+        return LoopReport(True, None, f"one optimizer step with the big-batch gradient (relative error {rel:.1e} ≤ "
+                          f"{tol:.0e}): the loss is summed over tokens ÷ num_items_in_batch = {hf_items} and "
+                          f"{'not ' if effective else ''}divided again by A", rel, normalization="tokens", **base)
+    hint = _trainer_hint(symptom, normalization, explained, evidence) or explained["fix"]
+    return LoopReport(False, symptom, f"{explained['what']} — {hint}", rel,
+                      normalization=normalization, **base)
+
+
+def _trainer_hint(symptom: str | None, normalization: str | None, explained: dict, ev: dict) -> str | None:
+    """What to change in the Trainer, for each way the gradient can be wrong."""
+    A, declared, effective = ev["current_gradient_accumulation_steps"], ev["loss_is_scaled_for_ga"], \
+        ev["loss_is_scaled_for_ga_in_effect"]
+    flag = f"loss_is_scaled_for_ga is {declared}" + ("" if declared is not None else f" (in effect {effective})")
+    if symptom == "double division" and "first label" in explained["what"]:
+        return (f"the Trainer counted num_items_in_batch = {ev['num_items_in_batch']} without the causal shift "
+                "(its _loss_shifts_labels is False for this model, whose loss shifts the labels): count "
+                "labels[..., 1:] != -100, e.g. pass shift_labels from the collator or set the model's loss_type")
+    if symptom == "double division" and abs(explained["k"] - A) <= 1e-3 * A and A > 1:
+        return (f"the loss is already ÷ num_items_in_batch and the Trainer divided it again by A={A} because "
+                f"{flag}: declare loss_is_scaled_for_ga = True (or leave it None when the model takes "
+                "num_items_in_batch)")
+    if normalization == "steps":
+        return ("compute_loss returns a per-microbatch mean (num_items_in_batch is ignored) that the Trainer divides "
+                f"by A={A}: sum the per-token losses, divide by num_items_in_batch, and set loss_is_scaled_for_ga = True")
+    if normalization == "sum of means":
+        return (f"compute_loss returns a per-microbatch mean and {flag}, so nothing divides it by A={A}: sum the "
+                "per-token losses and divide by num_items_in_batch")
+    if symptom == "double division" and explained["k"] < 1:
+        return f"a division is missing ({flag}): normalize the summed loss by num_items_in_batch"
+    return None
