@@ -11,7 +11,10 @@ Prints, on one CUDA device, in under 3 minutes:
 5. the CK-4 formula (layers × sequence × hidden × bytes) against the measured device bytes,
    with and without offload;
 6. time per update for one effective batch of 16 as 16×1, 8×2, 1×16 (GA-2);
-7. the planner with a real budget (MB-9).
+7. the planner with a real budget (MB-9);
+8. data parallel on nccl, one rank per GPU: DDP vs FSDP2 deferred vs every at A = 4 —
+   reductions per update, peak gradient bytes per replica, seconds (MB-7). It needs at least
+   two GPUs (nccl refuses two ranks on one device); with fewer it says so and is skipped.
 
 Without CUDA it prints why and exits 0. ``--device cpu`` runs the same code on the CPU with a
 small model as a dry run of the script itself (offload then has nothing to move).
@@ -174,6 +177,26 @@ def planner(device: str, kw: dict, seq: int) -> dict:
     return {"plan": plan.to_dict(), "tight": tight.to_dict()}
 
 
+def sharded_nccl(kw: dict, m: int) -> dict:
+    """Section 8: DDP vs FSDP2 (deferred, every) on nccl, one rank per GPU (needs ≥ 2 GPUs)."""
+    from gastudy.course.demos.fsdp import BACKENDS, measure_sharded_worker
+    from gastudy.parallel.launch import run_local
+
+    gpus = torch.cuda.device_count()
+    if gpus < 2:
+        print(f"skipped: {gpus} GPU(s) here; nccl needs one GPU per rank and data parallelism at least two")
+        return {"skipped": True, "gpus": gpus}
+    rows = run_local(measure_sharded_worker, 2, [(b, 4) for b in BACKENDS], updates=3, micro_batch=m,
+                     model_kwargs=kw, device="cuda", backend="nccl", timeout=300)[0]
+    ddp = rows[0]
+    for r in rows:
+        print(f"{r['backend']:>9}: {r['reductions_per_update']:.0f} reductions/update, "
+              f"{r['all_gathers_per_update']:.0f} all-gathers, peak gradient {format_bytes(r['peak_gradient_bytes'])} "
+              f"({r['peak_gradient_bytes'] / ddp['peak_gradient_bytes']:.2f}× DDP), "
+              f"{r['seconds_per_update']:.4f} s/update ({r['seconds_per_update'] / ddp['seconds_per_update']:.2f}× DDP)")
+    return {"rows": rows}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda", help="cuda[:i] (default) or cpu for a dry run")
@@ -204,6 +227,9 @@ def main() -> int:
         lambda: layouts(args.device, kw, seq // 2, args.repeats))
     section("7. planner with a real budget (target 16)", results, "planner", args.budget_s, started)(
         lambda: planner(args.device, kw, seq // 2))
+    if on_gpu:
+        section("8. data parallel on nccl: DDP vs FSDP2 deferred/every (A=4)", results, "sharded_nccl",
+                args.budget_s + 120, started)(lambda: sharded_nccl({**kw, "max_len": 64}, m))
     total = time.perf_counter() - started
     failed = [k for k, v in results.items() if isinstance(v, dict) and "error" in v]
     print(f"\ngpu_check finished in {total:.1f} s; {'failed: ' + ', '.join(failed) if failed else 'all sections ran'}")

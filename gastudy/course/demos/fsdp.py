@@ -25,7 +25,7 @@ BACKENDS = ("ddp", *SYNC_POLICIES)  # DDP with no_sync, FSDP2 deferred, FSDP2 ev
 
 def measure_sharded_worker(settings: Sequence[tuple[str, int]], updates: int = 2, micro_batch: int = 2,
                            seed: int = 0, model_kwargs: dict[str, Any] | None = None,
-                           checkpoint_every_n_layers: int | None = None) -> list[dict[str, Any]]:
+                           checkpoint_every_n_layers: int | None = None, device: str = "cpu") -> list[dict[str, Any]]:
     """One rank: for each ``(backend, A)`` in ``settings`` run one warm-up and ``updates``
     measured updates of tiny-gpt and report what they cost (course: MB-7).
 
@@ -36,11 +36,13 @@ def measure_sharded_worker(settings: Sequence[tuple[str, int]], updates: int = 2
     replica held during a group: DDP's ``param.grad``, FSDP2's :func:`~gastudy.parallel.fsdp.
     held_gradient_bytes`), ``unsharded_gradient_bytes`` (the whole gradient in fp32),
     ``seconds_per_update`` (mean over the measured updates) and ``weights`` (Σ of every
-    parameter after the last update: the same on every replica, and for every backend).
+    parameter after the last update: the same on every replica, and for every backend) and
+    ``checkpointed_layers`` (how many marked blocks ran under activation checkpointing).
     ``checkpoint_every_n_layers`` turns activation checkpointing on before wrapping.
-    Raises ``ValueError`` for an unknown backend.
+    ``device="cuda"`` puts each rank's model on its GPU (``torch.cuda.current_device()``, set
+    by the launcher for nccl). Raises ``ValueError`` for an unknown backend.
     """
-    from gastudy.core.checkpointing import enable_checkpointing
+    from gastudy.core.checkpointing import checkpointed_layers, enable_checkpointing
     from gastudy.core.data import AdditionDataset, MicrobatchStream
     from gastudy.core.engine import Accumulator
     from gastudy.core.models import build_model
@@ -51,6 +53,8 @@ def measure_sharded_worker(settings: Sequence[tuple[str, int]], updates: int = 2
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
         net = build_model("tiny-gpt", seed=seed, **(model_kwargs or {}))
+        if device == "cuda":
+            net.to(torch.device("cuda", torch.cuda.current_device()))
         if checkpoint_every_n_layers is not None:
             enable_checkpointing(net, checkpoint_every_n_layers)
         replicas = DDPReplicas() if backend == "ddp" else FSDPReplicas(sync=backend)
@@ -80,7 +84,8 @@ def measure_sharded_worker(settings: Sequence[tuple[str, int]], updates: int = 2
                      "all_gathers_per_update": sum(c.get("all_gather", 0) for c in comm) / len(comm),
                      "reduction_bytes_per_update": sum(c["bytes"] for c in comm) / len(comm),
                      "peak_gradient_bytes": peak, "unsharded_gradient_bytes": full_gradient_bytes(net),
-                     "seconds_per_update": sum(seconds[1:]) / len(seconds[1:]), "weights": weights})
+                     "seconds_per_update": sum(seconds[1:]) / len(seconds[1:]), "weights": weights,
+                     "checkpointed_layers": len(checkpointed_layers(net))})
     return rows
 
 
