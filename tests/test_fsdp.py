@@ -93,6 +93,39 @@ def overflow_worker() -> dict:
             "scaler": type(engine.precision.scaler).__name__}
 
 
+def failed_group_worker() -> dict:
+    """A deferred group that fails on its 2nd microbatch leaves no unsharded gradient behind: the next
+    group's update equals that group alone on fresh replicas."""
+    from gastudy.core.loss import summed_loss
+    from gastudy.parallel.fsdp import held_gradient_bytes
+
+    rank = dist.get_rank()
+    mbs = controlled_microbatches("tiny-gpt", 2, 4, replicas=2, rank=rank)
+    calls = {"n": 0}
+
+    def loss_fn(output, batch, denominator):  # the group's sum ÷ its items; fails once, on call 2
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("microbatch 2 failed")
+        return summed_loss(output, batch)[0] / denominator
+
+    weights = []
+    for fail_first in (True, False):
+        replicas = FSDPReplicas()
+        net = replicas.wrap(build_model("tiny-gpt", seed=0))
+        engine = Accumulator(net, torch.optim.SGD(net.parameters(), lr=0.1), accumulation_steps=2, loss_fn=loss_fn,
+                             loss_is_scaled_for_ga=True, replicas=replicas)
+        first, second = list(replicas.group_stream(mbs, 2))
+        calls["n"] = 0 if fail_first else 10
+        if fail_first:
+            with pytest.raises(RuntimeError, match="microbatch 2 failed"):
+                engine.update(first)
+            held = held_gradient_bytes(net)["total"]
+        engine.update(second)
+        weights.append([p.full_tensor() for p in net.parameters()])
+    return {"held_after_failure": held, "identical": all(torch.equal(a, b) for a, b in zip(*weights))}
+
+
 def resume_worker(folder: str) -> dict:
     """An uninterrupted sharded run vs one interrupted after 1 update and resumed from the DCP checkpoint."""
     from gastudy.run.replicas import distributed_record_notes
@@ -129,6 +162,7 @@ def two_rank_suite(folder: str) -> dict:
         "measure": measure_sharded_worker([("ddp", 4), ("deferred", 4), ("every", 4)], updates=1),
         "checkpointed": measure_sharded_worker([("deferred", 4)], updates=1, checkpoint_every_n_layers=1)[0],
         "mismatch": mismatch_worker(),
+        "failed_group": failed_group_worker(),
         "overflow": overflow_worker(),
         "resume": resume_worker(folder),
     }
@@ -228,6 +262,12 @@ def test_a_mismatched_group_raises_on_every_rank(two_ranks):
     assert m0["errors"] == m1["errors"]  # the same decision, the same words, on every rank
     assert "[4, 3]" in m0["errors"]["accumulation"] and "ran out of data" in m0["errors"]["lengths"]
     assert m0["collectives"] == [] == m1["collectives"]  # raised before any gradient collective
+
+
+def test_a_failed_deferred_group_leaves_no_gradient_behind(two_ranks):
+    for res in two_ranks:
+        assert res["failed_group"]["held_after_failure"] == 0
+        assert res["failed_group"]["identical"]
 
 
 def test_resume_from_a_sharded_checkpoint_is_bit_identical(two_ranks):
