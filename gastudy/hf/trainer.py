@@ -277,8 +277,9 @@ def _trainer_hint(symptom: str | None, normalization: str | None, explained: dic
     flag = f"loss_is_scaled_for_ga is {declared}" + ("" if declared is not None else f" (in effect {effective})")
     if symptom == "double division" and "first label" in explained["what"]:
         return (f"the Trainer counted num_items_in_batch = {ev['num_items_in_batch']} without the causal shift "
-                "(its _loss_shifts_labels is False for this model, whose loss shifts the labels): count "
-                "labels[..., 1:] != -100, e.g. pass shift_labels from the collator or set the model's loss_type")
+                "(its _loss_shifts_labels is False: the model's loss_type is None although its loss shifts the "
+                "labels) — set model.loss_type = \"ForCausalLM\" before building the Trainer, or have the collator "
+                "pass shift_labels")
     if symptom == "double division" and abs(explained["k"] - A) <= 1e-3 * A and A > 1:
         return (f"the loss is already ÷ num_items_in_batch and the Trainer divided it again by A={A} because "
                 f"{flag}: declare loss_is_scaled_for_ga = True (or leave it None when the model takes "
