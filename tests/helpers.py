@@ -24,3 +24,15 @@ def grads(model):
 
 def group_of(microbatches, accumulation_steps=None, task="causal"):
     return build_group(0, microbatches, accumulation_steps or len(microbatches), task)
+
+
+def readme_code(section: str) -> str:
+    """The ```python blocks of README.md's ``section`` (a "## …" heading), joined: what a test executes."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert section in text, f"README.md has no section {section!r}"
+    blocks = re.findall(r"```python\n(.*?)```", text.split(section, 1)[1].split("\n## ", 1)[0], flags=re.S)
+    assert blocks, f"README section {section!r} has no ```python block"
+    return "\n".join(blocks)

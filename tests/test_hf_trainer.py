@@ -28,7 +28,7 @@ from gastudy.core.counting import count_supervised  # noqa: E402
 from gastudy.core.data import AdditionDataset  # noqa: E402
 from gastudy.course.bridge import fresh_accelerator, hf_batch, hf_collate, tiny_causal_lm  # noqa: E402
 from gastudy.hf import check_trainer  # noqa: E402
-from tests.helpers import addition_microbatches  # noqa: E402
+from tests.helpers import addition_microbatches, readme_code  # noqa: E402
 
 M, A = 2, 4
 
@@ -186,3 +186,16 @@ def test_accelerate_accumulate_mean_fails_on_variable_lengths_summed_passes():
     same = [mb for mb in addition_microbatches(40, M) if count_supervised(mb) == 8][:3]
     assert len(same) == 3
     assert check_loop(accelerate_mean, model, same, diagnose=False).passed
+
+
+# --------------------------------------------------------------------------- the README section
+def test_the_readme_section_runs_as_written(capsys):
+    section = "## Check your own loop / your own Trainer"
+    namespace = {"__name__": "readme_check_loop", "trainer": trainer()}  # the reader's own Trainer
+    exec(compile(readme_code(section), f"README.md:{section}", "exec"), namespace)
+    report, trainer_report = namespace["report"], namespace["trainer_report"]
+    assert report.symptom == "partition dependence" and report.normalization == "steps"
+    assert report.evidence["items"] == [10, 10, 7, 7]
+    assert trainer_report.passed
+    out = capsys.readouterr().out
+    assert "✗ FAILED: train_step — partition dependence" in out and "✓ PASSED: Trainer" in out
