@@ -403,10 +403,16 @@ def test_cli_exit_codes_and_json(user_file):
     payload = json.loads(bad.stdout)  # exactly one JSON object
     assert payload["passed"] is False and payload["symptom"] == "partition dependence"
     assert payload["normalization"] == "steps" and payload["microbatches"] == 4
-    missing = run_cli(f"{user_file}:nope", "--json")
-    assert missing.returncode == 2 and missing.stderr == ""
-    error = json.loads(missing.stdout)
-    assert error["error"].endswith("has no function 'nope'; it defines: broken, mean_of_means, train_step")
+    assert bad.stdout.count("\n") == 1  # one line: nothing else printed beside the object
+
+
+def test_cli_json_error_is_one_object_with_the_exit_status(user_file, capsys):
+    assert main(["check-loop", f"{user_file}:nope", "--json"]) == 2
+    out, err = capsys.readouterr()
+    error = json.loads(out)
+    assert err == "" and out.count("\n") == 1
+    assert error == {"error": f"{user_file} has no function 'nope'; it defines: broken, mean_of_means, train_step",
+                     "exit": 2}
 
 
 @pytest.mark.parametrize("target, extra, message", [

@@ -1,7 +1,8 @@
 """The ``gastudy`` command line (every chapter's measurements, outside the notebooks).
 
 Subcommands: ``plan`` (MB-2), ``verify`` (MB-10), ``train`` (MB-10), ``memory`` (MB-9, CK-1…4),
-``lab`` (open the course), ``site`` (the static edition). With ``--json`` a command prints
+``lab`` (open the course), ``site`` (the static edition), ``check-loop`` (your own
+train_step against the big batch, MB-10/MB-11). With ``--json`` a command prints
 exactly one JSON object on stdout. Bad input exits with status 2 and says what to change.
 """
 

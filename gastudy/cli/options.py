@@ -21,9 +21,9 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
 
 
 def fail(args: argparse.Namespace, message: str, code: int = 2) -> int:
-    """Report a usage error (JSON ``{"error": ...}`` with ``--json``) and return ``code``."""
+    """Report a usage error (JSON ``{"error": ..., "exit": code}`` with ``--json``) and return ``code``."""
     if getattr(args, "json", False):
-        print(json.dumps({"error": message}))
+        print(json.dumps({"error": message, "exit": code}))
     else:
         print(f"gastudy: error: {message}", file=sys.stderr)
     return code
