@@ -7,6 +7,7 @@ The public API, by course section:
 - MB-4: :func:`make_groups`, :class:`Group`
 - MB-1, MB-4…MB-6: :class:`Accumulator` (the engine), :class:`Counters`, :class:`Precision`
 - MB-7: :mod:`gastudy.parallel.ddp` (DDP replicas, ``no_sync``, global denominator),
+  :mod:`gastudy.parallel.fsdp` (sharded replicas on FSDP2, sync deferred or every microbatch),
   :mod:`gastudy.parallel.launch` (local multi-process runs), :mod:`gastudy.parallel.pool` (a warm pool)
 - CK-1…CK-4: :func:`enable_checkpointing`, :func:`disable_checkpointing`, :func:`layer_selection`
 - MB-9, GA-1, GA-2: :func:`saved_bytes`, :class:`MemoryProbe`, :func:`phase_timeline`,

@@ -2,7 +2,9 @@
 
 ``process_group`` (join, size, leave) · ``agreement`` (group sizes and sample ids the replicas
 agree on before a group runs) · ``ddp`` (:class:`~gastudy.parallel.ddp.DDPReplicas`:
-``no_sync`` and the global denominator on PyTorch's DDP) · ``launch`` (local multi-process
+``no_sync`` and the global denominator on PyTorch's DDP) · ``fsdp``
+(:class:`~gastudy.parallel.fsdp.FSDPReplicas`: the same on FSDP2 ``fully_shard``, sync deferred
+or every microbatch) · ``launch`` (local multi-process
 runs) · ``pool`` (a warm pool of workers in one group, for answers in about a second).
 Builds on :mod:`gastudy.core` only.
 """
