@@ -9,7 +9,8 @@ A, for each back-end, and as ratios to DDP:
   sharded module) and FSDP2's all-gathers (target: deferred = one reduce-scatter per module
   per update, every = A of them);
 - peak gradient bytes one replica held during a group (target: deferred ≈ DDP's whole
-  gradient, every ≈ 1/D of it);
+  gradient, every ≈ 1/D of it; ``param.grad`` and FSDP2's unsharded accumulators, without the
+  communication buffers — DDP's buckets are one more whole copy);
 - seconds per update (how much the extra traffic and the re-gathers cost here; on loopback
   with a small model the gathers dominate, on a real network and a big model the trade-off
   differs — read the ratios, not the seconds).

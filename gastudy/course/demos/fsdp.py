@@ -34,7 +34,8 @@ def measure_sharded_worker(settings: Sequence[tuple[str, int]], updates: int = 2
     all-reduces or FSDP2 reduce-scatters), ``all_gathers_per_update`` (0 for DDP),
     ``reduction_bytes_per_update``, ``peak_gradient_bytes`` (the most gradient bytes this
     replica held during a group: DDP's ``param.grad``, FSDP2's :func:`~gastudy.parallel.fsdp.
-    held_gradient_bytes`), ``unsharded_gradient_bytes`` (the whole gradient in fp32),
+    held_gradient_bytes`; communication buffers — DDP's buckets, FSDP2's reduce-scatter input —
+    are not counted on either side), ``unsharded_gradient_bytes`` (the whole gradient in fp32),
     ``seconds_per_update`` (mean over the measured updates) and ``weights`` (Σ of every
     parameter after the last update: the same on every replica, and for every backend) and
     ``checkpointed_layers`` (how many marked blocks ran under activation checkpointing).
