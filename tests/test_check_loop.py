@@ -26,8 +26,10 @@ from gastudy.check.loop import (
     switch_off_dropout,
     with_sample_ids,
 )
+from gastudy.check.verify import controlled_microbatches
 from gastudy.cli.main import main
 from gastudy.core.counting import count_supervised
+from gastudy.core.models import build_model
 from tests.helpers import addition_microbatches, tiny_gpt
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -283,6 +285,21 @@ def test_packed_batches_and_batches_without_ids(model):
     assert report.passed and any("numbered 0…n-1" in n for n in report.notes)
     ided, added = with_sample_ids(bare)
     assert added and [mb["sample_ids"].tolist() for mb in ided] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+
+
+def test_batchnorm_fails_even_a_right_loop_and_says_why():
+    def classifier_loop(model, optimizer, microbatches):
+        N = sum(len(mb["labels"]) for mb in microbatches)
+        for mb in microbatches:
+            (F.cross_entropy(model(mb["inputs"]), mb["labels"], reduction="sum") / N).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+    blobs = controlled_microbatches("ln-mlp", 2, 4)
+    assert check_loop(classifier_loop, build_model("ln-mlp"), blobs).passed
+    report = check_loop(classifier_loop, build_model("bn-mlp"), blobs)
+    assert report.symptom == "partition dependence" and report.evidence["task"] == "classification"
+    assert any(n.startswith("the model has BatchNorm") for n in report.notes)
 
 
 # --------------------------------------------------------------------------- nothing of the caller's changes

@@ -56,7 +56,7 @@ from gastudy.check.diagnostics import (
 )
 from gastudy.check.pitfalls import task_of_batch
 from gastudy.check.steps import grads_are_zero, record_steps
-from gastudy.check.verify import TOLERANCES
+from gastudy.check.verify import TOLERANCES, has_batchnorm
 from gastudy.core.counting import check_task
 from gastudy.core.groups import Group, build_group
 
@@ -486,32 +486,17 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
         notes.append(f"dropout switched off on the copies ({dropped} places): random masks would differ between "
                      "your update and the big batch")
     tol = tolerance_for(template, tolerance)
-    collate = "packed" if "position_ids" in ided[0] else "padded"
-    sizes = {_rows(mb) for mb in ided}
     setup = _UserSetup(template, [], micro_batch=_rows(ided[0]), accumulation_steps=len(ided), task=task,
-                       collate=collate, make_optimizer=make_optimizer, make_scheduler=scheduler, tolerance=tol,
-                       batches=ided)
-
-    def update_fn(m: nn.Module, opt: torch.optim.Optimizer, sched: Any, g: Group) -> float:
-        kwargs = {sched_param: sched} if sched_param is not None else {}
-        try:
-            out = train_step(m, opt, _clone_batches(g.microbatches, added_ids), **kwargs)
-        except Exception as err:
-            where = _where(err, train_step)
-            raise TrainStepError(f"train_step raised {type(err).__name__}: {err}" + (f" (at {where})" if where else "")
-                                 + f" — while check_loop ran it on a copy of your model with {g.size} microbatches",
-                                 where) from err
-        try:
-            return float(out)
-        except (TypeError, ValueError, RuntimeError):
-            return math.nan
+                       collate="packed" if "position_ids" in ided[0] else "padded", make_optimizer=make_optimizer,
+                       make_scheduler=scheduler, tolerance=tol, batches=ided)
+    detectors = _Detectors(_update_fn(train_step, sched_param, added_ids), setup, notes, diagnose)
 
     # 1. one update on a copy, the gradient captured at the step
     run_model, run_opt, run_sched = setup.fresh()
     epoch = run_sched.last_epoch if run_sched is not None else None
     with record_steps(run_model, run_opt) as steps, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        update_fn(run_model, run_opt, run_sched, group)
+        detectors.update_fn(run_model, run_opt, run_sched, group)
     sched_steps = run_sched.last_epoch - epoch if run_sched is not None else None
     leftover = not grads_are_zero(run_model)
     del run_model, run_opt, run_sched
@@ -524,91 +509,133 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
         ref = torch.stack(contributions).sum(0)
         notes.append("the batches could not be joined into one: the big batch was summed microbatch by microbatch")
 
-    A, N = group.size, group.supervised_items
-    base = dict(tolerance=tol, optimizer_steps=len(steps), scheduler_steps=sched_steps, microbatches=A,
-                samples=group.samples, supervised_items=N, notes=notes)
+    # 3. the verdict
+    A = group.size
     evidence: dict[str, Any] = {"items": group.items, "task": task, "gradients_zero_after": not leftover}
+    rel = rel_diff(steps[0].gradient, ref) if steps else None
+    verdicts: list[Verdict] = []
+    normalization: str | None = None
+    if not steps:
+        symptom, message = "ineffective accumulation", (
+            f"train_step never called optimizer.step(): the gradient of the {A} microbatches was computed but never "
+            "applied — call optimizer.step() once, after the last microbatch's backward")
+    elif len(steps) > 1:
+        symptom, message = "ineffective accumulation", (
+            f"train_step stepped the optimizer {len(steps)} times for {A} microbatches — accumulation means ONE "
+            "optimizer step per group: step (and zero the gradients) after the last microbatch's backward only")
+    elif not bool(torch.isfinite(steps[0].gradient).all()):
+        symptom, message = "non-finite gradient", "the gradient at the optimizer step contains inf or NaN"
+    elif rel > tol:
+        if has_batchnorm(template):
+            notes.append("the model has BatchNorm: each microbatch is normalized with its own statistics, so no "
+                         "accumulation loop reproduces the big batch (MB-8); use LayerNorm/GroupNorm or accept the gap")
+        symptom, message, verdicts, normalization = _name_wrong_gradient(detectors, steps[0].gradient, contributions,
+                                                                         group, tol, evidence)
+    else:
+        symptom, message, verdicts = _name_right_gradient(detectors, leftover, sched_steps, A)
+        if symptom is None:
+            normalization = "tokens"
+            message = (f"one optimizer step with the big-batch gradient (relative error {rel:.1e} ≤ {tol:.0e})"
+                       + (f", {sched_steps} scheduler step" if sched_steps is not None else "") + message)
+    if rel is not None:
+        evidence["rel_error_first_step"] = rel
+    return LoopReport(symptom is None, symptom, message, rel, tol, len(steps), sched_steps, A, group.samples,
+                      group.supervised_items, normalization, verdicts, notes, evidence)
 
-    def report(symptom: str | None, message: str, rel: float | None, verdicts: list[Verdict] | None = None,
-               normalization: str | None = None) -> LoopReport:
-        return LoopReport(symptom is None, symptom, message, rel, normalization=normalization,
-                          verdicts=verdicts or [], evidence=evidence, **base)
 
-    def run(detector: Callable[..., Verdict], **kwargs: Any) -> Verdict | None:
-        if not diagnose:
+def _update_fn(train_step: TrainStep, sched_param: str | None, drop_ids: bool) -> Callable[..., float]:
+    """The user's train_step as a detector's update function (see :mod:`gastudy.check.pitfalls`):
+    fresh copies of the batches every call, the scheduler passed by name, errors wrapped."""
+
+    def update_fn(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any, group: Group) -> float:
+        kwargs = {sched_param: scheduler} if sched_param is not None else {}
+        try:
+            out = train_step(model, optimizer, _clone_batches(group.microbatches, drop_ids), **kwargs)
+        except Exception as err:
+            where = _where(err, train_step)
+            raise TrainStepError(f"train_step raised {type(err).__name__}: {err}" + (f" (at {where})" if where else "")
+                                 + f" — while check_loop ran it on a copy of your model with {group.size} "
+                                 "microbatches", where) from err
+        try:
+            return float(out)
+        except (TypeError, ValueError, RuntimeError):
+            return math.nan  # the detectors only compare logged losses when there is one
+
+    return update_fn
+
+
+@dataclass
+class _Detectors:
+    """The detectors of :mod:`gastudy.check.diagnostics`, run on the user's update function."""
+
+    update_fn: Callable[..., float]
+    setup: _UserSetup
+    notes: list[str]
+    enabled: bool = True
+
+    def run(self, detector: Callable[..., Verdict], **kwargs: Any) -> Verdict | None:
+        if not self.enabled:
             return None
         try:
-            return detector(update_fn, setup, **kwargs)
+            return detector(self.update_fn, self.setup, **kwargs)
         except TrainStepError:
             raise
-        except Exception as err:  # a detector that cannot run on these batches says so, the check goes on
-            notes.append(f"{detector.__name__} could not run here: {type(err).__name__}: {str(err).splitlines()[0]}")
+        except Exception as err:  # a detector that cannot run on these batches says so; the check goes on
+            self.notes.append(f"{detector.__name__} could not run here: {type(err).__name__}: "
+                              f"{str(err).splitlines()[0]}")
             return None
 
-    if not steps:
-        return report("ineffective accumulation",
-                      f"train_step never called optimizer.step(): the gradient of the {A} microbatches was computed "
-                      "but never applied — call optimizer.step() once, after the last microbatch's backward", None)
-    got = steps[0].gradient
-    rel = rel_diff(got, ref)
-    evidence["rel_error_first_step"] = rel
-    if len(steps) > 1:
-        return report("ineffective accumulation",
-                      f"train_step stepped the optimizer {len(steps)} times for {A} microbatches — accumulation "
-                      "means ONE optimizer step per group: step (and zero the gradients) after the last "
-                      "microbatch's backward only", rel)
-    if not bool(torch.isfinite(got).all()):
-        return report("non-finite gradient", "the gradient at the optimizer step contains inf or NaN", rel)
 
-    if rel > tol:
-        symptom, normalization, why, explained = explain_gradient(got, contributions, group.items, A, tol,
-                                                                  unshifted_extra=unshifted_rows(group))
-        evidence["explained"] = explained
-        verdicts = []
-        detectors: list[tuple[Callable[..., Verdict], dict]] = [(diagnose_ineffective_accumulation, {}),
-                                                                (diagnose_double_division, {})]
-        # the same samples re-split: as given (when every microbatch has m rows), one big microbatch, one per sample
-        parts = [(_rows(ided[0]), A)] if len(sizes) == 1 else []
-        parts += [p for p in ((group.samples, 1), (1, group.samples)) if p not in parts]
-        detectors.append((diagnose_partition_dependence, {"partitions": parts}))
-        for detector, kwargs in detectors:
-            verdict = run(detector, **kwargs)
-            if verdict is not None:
-                verdicts.append(verdict)
-                if verdict.fired:
-                    break
-        fired = next((v for v in verdicts if v.fired), None)
-        if fired is not None and (symptom in (None, "wrong gradient") or fired.symptom == symptom):
-            # the detector's measurement, after what the gradient was identified as (when that adds something)
-            message = f"{why}. Measured: {fired.message}" if normalization in ("steps", "sum of means") else fired.message
-            return report(fired.symptom, message, rel, verdicts, normalization)
-        return report(symptom or "wrong gradient", why, rel, verdicts, normalization)
-
-    # 3. the gradient is right: what it leaves behind, the schedule, memory
-    if leftover:
-        verdict = run(diagnose_ineffective_accumulation)
-        message = ("the gradient was right, but the gradients were not zeroed after the update: the next group's "
-                   "gradient will contain this one's — call optimizer.zero_grad() after optimizer.step()")
-        return report("ineffective accumulation", message if verdict is None else f"{message}. {verdict.message}",
-                      rel, [verdict] if verdict else [])
-    if sched_steps is not None and sched_steps != 1:
-        verdict = run(diagnose_schedule_drift)
-        message = (f"the scheduler stepped {sched_steps} times in one update of {A} microbatches — step it once per "
-                   "applied update, after optimizer.step()")
-        return report("schedule drift", message if verdict is None else verdict.message, rel,
-                      [verdict] if verdict else [])
-    verdicts = []
-    if A >= 3:
-        verdict = run(diagnose_memory_growth)
+def _name_wrong_gradient(detectors: _Detectors, got: torch.Tensor, contributions: list[torch.Tensor], group: Group,
+                         tol: float, evidence: dict[str, Any]) -> tuple[str, str, list[Verdict], str | None]:
+    """What the wrong gradient is (:func:`explain_gradient`), confirmed by the first detector that fires."""
+    symptom, normalization, why, explained = explain_gradient(got, contributions, group.items, group.size, tol,
+                                                              unshifted_extra=unshifted_rows(group))
+    evidence["explained"] = explained
+    rows = [_rows(mb) for mb in group.microbatches]
+    # the same samples re-split: as given (when every microbatch has m rows), one big microbatch, one per sample
+    parts = [(rows[0], group.size)] if len(set(rows)) == 1 else []
+    parts += [p for p in ((group.samples, 1), (1, group.samples)) if p not in parts]
+    verdicts: list[Verdict] = []
+    for detector, kwargs in ((diagnose_ineffective_accumulation, {}), (diagnose_double_division, {}),
+                             (diagnose_partition_dependence, {"partitions": parts})):
+        verdict = detectors.run(detector, **kwargs)
         if verdict is not None:
             verdicts.append(verdict)
             if verdict.fired:
-                return report("memory growth", verdict.message, rel, verdicts)
-    else:
-        notes.append("memory growth not measured: it needs at least 3 microbatches")
-    return report(None, f"one optimizer step with the big-batch gradient (relative error {rel:.1e} ≤ {tol:.0e})"
-                  + (f", {sched_steps} scheduler step" if sched_steps is not None else "")
-                  + ("" if A < 3 or not verdicts else ", no memory growth"), rel, verdicts, "tokens")
+                break
+    fired = next((v for v in verdicts if v.fired), None)
+    if fired is not None and symptom in (None, "wrong gradient", fired.symptom):
+        # the detector's measurement, after what the gradient was identified as (when that adds something)
+        message = f"{why}. Measured: {fired.message}" if normalization in ("steps", "sum of means") else fired.message
+        return fired.symptom, message, verdicts, normalization
+    return symptom or "wrong gradient", why, verdicts, normalization
+
+
+def _name_right_gradient(detectors: _Detectors, leftover: bool, sched_steps: int | None,
+                         microbatches: int) -> tuple[str | None, str, list[Verdict]]:
+    """A right gradient can still hide a mistake: gradients left for the next update, the schedule,
+    memory. Returns ``(symptom or None, message, verdicts)``; when passed the message is a suffix."""
+    if leftover:
+        verdict = detectors.run(diagnose_ineffective_accumulation)
+        message = ("the gradient was right, but the gradients were not zeroed after the update: the next group's "
+                   "gradient will contain this one's — call optimizer.zero_grad() after optimizer.step()")
+        return ("ineffective accumulation", message if verdict is None else f"{message}. {verdict.message}",
+                [verdict] if verdict else [])
+    if sched_steps is not None and sched_steps != 1:
+        verdict = detectors.run(diagnose_schedule_drift)
+        message = (f"the scheduler stepped {sched_steps} times in one update of {microbatches} microbatches — step it "
+                   "once per applied update, after optimizer.step()")
+        return "schedule drift", message if verdict is None else verdict.message, [verdict] if verdict else []
+    if microbatches < 3:
+        detectors.notes.append("memory growth not measured: it needs at least 3 microbatches")
+        return None, "", []
+    verdict = detectors.run(diagnose_memory_growth)
+    if verdict is None:
+        return None, "", []
+    if verdict.fired:
+        return "memory growth", verdict.message, [verdict]
+    return None, ", no memory growth", [verdict]
 
 
 __all__ = ["LoopReport", "TrainStepError", "as_optimizer_factory", "check_loop", "explain_gradient",
