@@ -29,7 +29,7 @@ from gastudy.parallel.fsdp import (
 )
 from gastudy.parallel.launch import launch_local
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]  # real processes
 
 A = 3  # microbatches per update in the equality checks
 
