@@ -82,6 +82,8 @@ def test_the_default_trainer_passes_and_nothing_of_the_callers_changes():
     assert report.optimizer_steps == 1 and report.microbatches == A and report.samples == M * A
     assert report.evidence["num_items_in_batch"] == report.supervised_items
     assert report.evidence["loss_is_scaled_for_ga_in_effect"] is True and report.normalization == "tokens"
+    assert report.notes == ["clipping off on the copy (yours: max_grad_norm=1): the accumulated gradient is compared "
+                            "before clipping, which the Trainer applies to it afterwards"]
     # the caller's Trainer, model and random state are as they were
     assert tr.state.global_step == 0 and tr.optimizer is None and tr.lr_scheduler is None
     assert tr.args.max_steps == -1 and tr.args.max_grad_norm == 1.0

@@ -150,7 +150,8 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
     ``max_grad_norm=0``) with the big-batch gradient of the same microbatches — the sum of
     per-token losses ÷ the supervised items N (for a causal LM, labels ≠ -100 after the shift,
     or ``shift_labels`` as given). Dropout is switched off on the copies (a random mask would
-    differ between the two computations); ``report.notes`` says so.
+    differ between the two computations). ``report.notes`` names both when they apply, and
+    a ``num_items_in_batch`` that differs from N.
 
     Outcomes (``report.symptom``): ``None`` (passed); ``"double division"`` — e.g. a loss already
     ÷ ``num_items_in_batch`` with ``loss_is_scaled_for_ga = False``, divided again by A;
@@ -162,9 +163,10 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
     ``model_accepts_loss_kwargs``, its ``num_items_in_batch``) and the measured numbers.
 
     Never changes ``trainer``, its model, optimizer, state or callbacks, nor the global random
-    state (``train()`` seeds it; it is restored). Raises ``TypeError`` for a non-Trainer,
-    ``ValueError`` without a model or training data, and
-    :class:`gastudy.check.loop.TrainStepError` when the Trainer raises during the update.
+    state (``train()`` seeds it; it is restored). Runs on one process. Raises ``TypeError`` for a
+    non-Trainer, ``ValueError`` without a model or training data, for an unknown ``task`` or a
+    multi-process Trainer, and :class:`gastudy.check.loop.TrainStepError` when the Trainer
+    raises during the update.
 
     Course: MB-10 (verify one update), MB-11 (the symptoms), GA-6 (``loss_is_scaled_for_ga``).
     """
@@ -179,6 +181,9 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
         raise ValueError("the Trainer has no train_dataset: check_trainer draws one update from it")
     if task is not None:
         check_task(task)
+    if getattr(trainer.args, "world_size", 1) > 1:
+        raise ValueError(f"check_trainer runs on one process; this Trainer is set up for "
+                         f"{trainer.args.world_size} (check it in a single-process run first)")
 
     template = copy.deepcopy(trainer.accelerator.unwrap_model(trainer.model))
     notes: list[str] = []
@@ -187,6 +192,9 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
         notes.append(f"dropout switched off on the copies ({dropped} places): random masks would differ between "
                      "the Trainer's update and the big batch")
     template.train()
+    if trainer.args.max_grad_norm and trainer.args.max_grad_norm > 0:
+        notes.append(f"clipping off on the copy (yours: max_grad_norm={trainer.args.max_grad_norm:g}): the accumulated "
+                     "gradient is compared before clipping, which the Trainer applies to it afterwards")
     run_model = copy.deepcopy(template)
     drawn: list[tuple[list[dict], Any]] = []
     recorder = contextlib.ExitStack()
