@@ -197,3 +197,16 @@ def test_exercise_12_1_is_a_real_exercise(capsys):
     assert "activations alone" in capsys.readouterr().out
     assert check_exercise("12.1", 100 * expected).ok is False
     assert "not a percentage" in capsys.readouterr().out
+
+
+PART2 = sorted(NOTEBOOKS.glob("0[6-9]_*.ipynb")) + sorted(NOTEBOOKS.glob("1[0-2]_*.ipynb"))
+
+
+@pytest.mark.parametrize("path", PART2, ids=[p.stem for p in PART2])
+def test_loading_a_solution_is_one_obvious_call(path):
+    cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    assert "show_solution" in cells[0].source, f"{path.name}: import show_solution in the first code cell"
+    exercises = [(m.group(1), c) for c in cells for m in [re.search(r'check_exercise\("(\d\d\.\d)"', c.source)] if m]
+    assert exercises, f"{path.name}: no exercise cell"
+    for key, cell in exercises:
+        assert f'show_solution("{key}")' in cell.source, f"{path.name}: exercise {key} does not name its solution"
