@@ -129,6 +129,17 @@ def test_gpt2_plain_lm_data_num_items_counted_without_the_shift():
     assert check_trainer(trainer(supervise="all", model=model)).passed
 
 
+def test_dropout_is_switched_off_on_the_copies_and_said():
+    model = tiny_causal_lm(hidden=16)
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.1  # a model with dropout on: two forwards draw different masks
+    report = check_trainer(trainer(model=model))
+    assert report.passed, str(report)
+    assert any(n.startswith("dropout switched off on the copies") for n in report.notes)
+    assert all(m.p == 0.1 for m in model.modules() if isinstance(m, torch.nn.Dropout))  # the caller's stays on
+
+
 def test_check_trainer_bad_input():
     with pytest.raises(TypeError, match="needs a transformers.Trainer"):
         check_trainer(tiny_causal_lm(hidden=16))
