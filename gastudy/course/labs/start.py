@@ -148,6 +148,16 @@ GLOSSARY: dict[str, tuple[str, str]] = {
         "allocator on a GPU), so memory allocated by tensors and memory reserved differ.",
         "torch.cuda.memory_allocated",
     ),
+    "no_sync": (
+        "DDP's context manager that skips the gradient all-reduce; it must cover the forward and the "
+        "backward of every microbatch but the last, or DDP communicates anyway (measured in 06).",
+        "gastudy.parallel.ddp.DDPReplicas.sync",
+    ),
+    "every_n_layers": (
+        "Partial checkpointing: only the first marked layer and every n-th after it are checkpointed "
+        "(n = 2 → layers 1, 3, 5 …); the others keep their activations.",
+        "gastudy.core.checkpointing.enable_checkpointing",
+    ),
 }
 
 
