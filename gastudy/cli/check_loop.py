@@ -1,17 +1,9 @@
 """``gastudy check-loop path/to/file.py:train_step``: your own accumulation loop, checked (MB-10, MB-11).
 
-The file is loaded as a module (its ``if __name__ == "__main__":`` block does not run) and
-``train_step(model, optimizer, microbatches)`` — one accumulated update — is handed to
-:func:`gastudy.check.loop.check_loop` with a course model (``--model``, from ``build_model``)
-and the course's variable-length data: the first A microbatches of m addition problems
-(:func:`gastudy.check.verify.controlled_microbatches`). Each microbatch is a dict with
-``input_ids``, ``attention_mask`` and ``labels`` (-100 = not supervised; causal: predict token
-i+1 from position i) for ``tiny-gpt``, ``inputs`` and ``labels`` for the MLPs, plus
-``sample_ids`` (not a model input); the model returns an object with ``.logits``
-(``tiny-gpt``) or the logits themselves.
-
-Exit status: 0 the update matches the big batch, 1 it does not (the symptom is named),
-2 bad input (no such file, no such function, not callable, unknown model, your function raised).
+A thin command over :func:`gastudy.check.loop.check_loop`: the file is imported, the function
+gets a course model (``--model``, :func:`~gastudy.core.models.build_model`) and the course's
+variable-length data (:func:`gastudy.check.verify.controlled_microbatches`). What the function
+receives and the exit status are in :data:`DESCRIPTION` (the ``--help`` text).
 """
 
 from __future__ import annotations
@@ -24,6 +16,18 @@ from typing import Any
 
 from gastudy.cli.options import emit, fail
 from gastudy.core.models import MODEL_NAMES
+
+DESCRIPTION = """\
+Runs your train_step(model, optimizer, microbatches) -- ONE accumulated update -- once on a copy
+of a course model, with the first A microbatches of m variable-length addition problems, and
+compares the gradient at optimizer.step with the big batch of the same samples.
+
+Each microbatch is a dict: input_ids, attention_mask, labels (-100 = not supervised; causal:
+position i predicts token i+1) and sample_ids (not a model input) for tiny-gpt; inputs, labels
+and sample_ids for the MLPs. tiny-gpt returns an object with .logits, the MLPs the logits.
+The file is imported (its `if __name__ == "__main__":` block does not run).
+
+exit status: 0 passed, 1 failed (the symptom is named), 2 bad input."""
 
 
 class BadInput(Exception):
@@ -95,7 +99,7 @@ def cmd_check_loop(args: argparse.Namespace) -> int:
 def add_check_loop_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``gastudy check-loop``."""
     p = sub.add_parser("check-loop", help="check your own train_step against the big batch (MB-10, MB-11)",
-                       description=__doc__.split("\n\n")[1])
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("target", metavar="FILE.py:FUNCTION",
                    help="your train_step(model, optimizer, microbatches), e.g. my_loop.py:train_step")
     p.add_argument("--model", default="tiny-gpt", help=f"one of {', '.join(MODEL_NAMES)}")
