@@ -28,9 +28,17 @@ import torch
 from torch import nn
 
 from gastudy.check.steps import first_step_gradients, grads_are_zero, record_steps
-from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream, concat_microbatches
+from gastudy.core.checkpointing import cache_in_use
+from gastudy.core.data import (
+    AdditionDataset,
+    BlobDataset,
+    MicrobatchStream,
+    concat_microbatches,
+    is_packed,
+    padding_side_of,
+)
 from gastudy.core.engine import Accumulator, model_inputs, on_device
-from gastudy.core.groups import GroupStream
+from gastudy.core.groups import GroupStream, check_fits
 from gastudy.core.loss import check_normalization, summed_loss
 from gastudy.core.models import build_model, task_of
 from gastudy.core.precision import PRECISIONS
@@ -206,6 +214,7 @@ def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: 
     # the group numbers samples without ids by position; its microbatches are new dicts
     group = next(iter(GroupStream(microbatches, accumulation_steps, task)))
     microbatches = group.microbatches
+    check_fits(group, original)  # a clear error before either forward
     model = copy.deepcopy(original).train()
     model.zero_grad(set_to_none=True)
     reference = copy.deepcopy(model)
@@ -244,6 +253,17 @@ def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: 
         reasons.append(f"the model has active dropout ({', '.join(dropout[:3])}{', …' if len(dropout) > 3 else ''}): "
                        "every forward draws new masks, so the microbatches and the big batch drop different "
                        "units; verify a copy built with dropout 0 (e.g. the config's *_pdrop / *dropout = 0.0)")
+    if reasons and any("input_ids" in mb and is_packed(mb) for mb in microbatches) and cache_in_use(model):
+        reasons.append("padding-free microbatches (position_ids, no attention_mask) on a model whose config has "
+                       "use_cache=True: transformers keeps packed sequences apart only when no cache is in use, so "
+                       "they attend across their boundaries and the gradient depends on how they were packed; set "
+                       "model.config.use_cache = False (enable_checkpointing does it) and verify again")
+    if reasons and any(padding_side_of(mb) == "left" for mb in microbatches):
+        reasons.append("left-padded microbatches: how much padding a row gets depends on its microbatch's longest "
+                       "sequence, so the partition changes what the model sees — a padded row's first token is "
+                       "predicted from a padding position unless its label is -100, and a model that numbers "
+                       "positions from the start of the row (GPT-2's learned absolute positions) sees each sample at "
+                       "another offset; pad on the right for training (tokenizer.padding_side = 'right')")
     if reasons and has_batchnorm(model):
         reasons.append("the model has BatchNorm: each microbatch is normalized with its own statistics, so "
                        "accumulation cannot reproduce the big batch (MB-8); use LayerNorm/GroupNorm or accept the gap")

@@ -180,6 +180,13 @@ def _cache_configs(model: nn.Module) -> list:
     return list(seen.values())
 
 
+def cache_in_use(model: nn.Module) -> bool:
+    """True when a config of ``model`` (Hugging Face style) has ``use_cache`` on. transformers
+    then also skips the per-sequence mask of a padding-free row, so packed sequences attend to
+    each other (course: CK-3, MB-10)."""
+    return any(bool(c.use_cache) for c in _cache_configs(model))
+
+
 def _cache_off(model: nn.Module) -> None:
     """Set ``use_cache = False`` on every config of ``model``, remembering the values it had."""
     saved = model.__dict__.setdefault(_SAVED_CACHE, [])

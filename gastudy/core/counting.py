@@ -37,7 +37,9 @@ def target_labels(batch: Mapping[str, torch.Tensor], task: str = "causal") -> to
     if task == "causal" and "shift_labels" in batch:
         return batch["shift_labels"]
     if "labels" not in batch:
-        raise KeyError(f"batch has no 'labels' (keys: {sorted(batch)}); the collator must supply labels")
+        raise KeyError(f"batch has no 'labels' (keys: {sorted(batch)}); the collator must supply labels "
+                       "(a causal LM's are a copy of input_ids: DataCollatorForLanguageModeling(tokenizer, mlm=False) "
+                       "or DataCollatorForSeq2Seq add them; the loss cannot come from input_ids alone)")
     return batch["labels"][..., 1:] if task == "causal" else batch["labels"]
 
 

@@ -116,33 +116,57 @@ def _sample_ids(samples: Sequence[Sample]) -> dict[str, torch.Tensor]:
     return {}
 
 
-def pad_collate(samples: Sequence[Sample], pad_token_id: int = PAD) -> Batch:
-    """Stack samples into a padded batch (right padding). Course: GA-5, MB-3.
+def pad_collate(samples: Sequence[Sample], pad_token_id: int = PAD, padding_side: str = "right") -> Batch:
+    """Stack samples into a padded batch. Course: GA-5, MB-3.
 
     Sequence samples get ``input_ids`` padded with ``pad_token_id`` (default: the course
     vocabulary's ``PAD``; pass your tokenizer's ``pad_token_id`` for your own model),
     ``labels`` padded with -100 and an ``attention_mask`` (1 = real token); any other 1-D
-    per-token tensor of a sample (e.g. ``token_type_ids``) is padded with 0. Fixed-size
-    samples (``inputs``) are stacked. ``sample_ids`` is added when the samples carry a
-    ``sample_id`` (all of them or none; ``ValueError`` for a mix).
+    per-token tensor of a sample (e.g. ``token_type_ids``) is padded with 0. Padding goes on the
+    ``padding_side`` (``"right"``, the default for training, or ``"left"`` like a tokenizer with
+    ``padding_side="left"``). A sample's ``input_ids``/``labels`` may be tensors or lists of
+    ints. Fixed-size samples (``inputs``) are stacked. ``sample_ids`` is added when the samples
+    carry a ``sample_id`` (all of them or none; ``ValueError`` for a mix).
+
+    Raises ``ValueError`` for no samples, a ``pad_token_id`` that is not an int ≥ 0 (e.g.
+    ``None`` from a tokenizer without a pad token: set ``tokenizer.pad_token`` first), an
+    unknown ``padding_side`` or a sample whose labels and ids differ in length; ``KeyError``
+    for a sample without ``labels``.
     """
+    if len(samples) == 0:
+        raise ValueError("pad_collate got no samples: a batch needs at least one")
+    if isinstance(pad_token_id, bool) or not isinstance(pad_token_id, int) or pad_token_id < 0:
+        raise ValueError(f"pad_token_id must be a token id (an int >= 0 inside the model's vocabulary), got "
+                         f"{pad_token_id!r}: pass your tokenizer's pad_token_id (set tokenizer.pad_token if it has none)")
+    if padding_side not in ("right", "left"):
+        raise ValueError(f"padding_side must be 'right' or 'left', got {padding_side!r}")
     ids = _sample_ids(samples)
     if "inputs" in samples[0]:
         return {"inputs": torch.stack([s["inputs"] for s in samples]),
                 "labels": torch.stack([s["labels"] for s in samples]), **ids}
-    T = max(len(s["input_ids"]) for s in samples)
+    missing = [r for r, s in enumerate(samples) if "labels" not in s]
+    if missing:
+        raise KeyError(f"samples {missing} have no 'labels': give each sample its labels (for a causal LM a copy of "
+                       "its input_ids; the model shifts them)")
+    tokens = [torch.as_tensor(s["input_ids"], dtype=torch.long) for s in samples]
+    targets = [torch.as_tensor(s["labels"], dtype=torch.long) for s in samples]
+    bad = [r for r, (t, y) in enumerate(zip(tokens, targets)) if t.shape != y.shape or t.dim() != 1]
+    if bad:
+        raise ValueError(f"samples {bad}: input_ids and labels must be 1-D and of the same length")
+    T = max(len(t) for t in tokens)
     B = len(samples)
     input_ids = torch.full((B, T), pad_token_id, dtype=torch.long)
     labels = torch.full((B, T), IGNORE_INDEX, dtype=torch.long)
     mask = torch.zeros((B, T), dtype=torch.long)
     extra_keys = [k for k, v in samples[0].items() if k not in ("input_ids", "labels", "attention_mask", "sample_id")
-                  and isinstance(v, torch.Tensor) and v.dim() == 1 and len(v) == len(samples[0]["input_ids"])]
+                  and isinstance(v, torch.Tensor) and v.dim() == 1 and len(v) == len(tokens[0])]
     extra = {k: torch.zeros((B, T), dtype=samples[0][k].dtype) for k in extra_keys}
     for r, s in enumerate(samples):
-        n = len(s["input_ids"])
-        input_ids[r, :n], labels[r, :n], mask[r, :n] = s["input_ids"], s["labels"], 1
+        n = len(tokens[r])
+        at = slice(0, n) if padding_side == "right" else slice(T - n, T)
+        input_ids[r, at], labels[r, at], mask[r, at] = tokens[r], targets[r], 1
         for k in extra_keys:
-            extra[k][r, :n] = s[k]
+            extra[k][r, at] = s[k]
     return {"input_ids": input_ids, "attention_mask": mask, "labels": labels, **extra, **ids}
 
 
@@ -239,11 +263,34 @@ def split_batch(batch: Batch) -> list[Sample]:
     extra = [k for k, v in batch.items() if k not in ("input_ids", "labels", "attention_mask", "sample_ids")
              and isinstance(v, torch.Tensor) and tuple(v.shape) == (B, T)]
     for r in range(B):
-        n = int(mask[r].sum()) if mask is not None else T
-        sample = {"input_ids": batch["input_ids"][r, :n], "labels": batch["labels"][r, :n],
-                  **{k: batch[k][r, :n] for k in extra}}
+        at = slice(0, T) if mask is None else _real_tokens(mask[r], r)
+        sample = {"input_ids": batch["input_ids"][r, at], "labels": batch["labels"][r, at],
+                  **{k: batch[k][r, at] for k in extra}}
         out.append(with_id(sample, r))
     return out
+
+
+def _real_tokens(mask_row: torch.Tensor, r: int) -> slice:
+    """The slice of a padded row holding its real tokens: a run of ones at the start (right
+    padding) or at the end (left padding). ``ValueError`` for any other mask."""
+    on = mask_row.reshape(-1).bool()
+    n, T = int(on.sum()), on.numel()
+    if bool(on[:n].all()):
+        return slice(0, n)
+    if bool(on[T - n:].all()):
+        return slice(T - n, T)
+    raise ValueError(f"row {r}'s attention_mask {on.int().tolist()} is neither right- nor left-padded (its real "
+                     "tokens are not one block at either end): gastudy cannot split it into its sample")
+
+
+def padding_side_of(batch: Batch) -> str | None:
+    """``"left"`` when a padded batch has a row padded at the start (``attention_mask`` 0 at
+    position 0 and 1 at the end), ``"right"`` otherwise; ``None`` for a batch without
+    ``attention_mask`` (packed or unpadded). Course: GA-5."""
+    mask = batch.get("attention_mask")
+    if mask is None or mask.dim() != 2 or mask.shape[1] == 0:
+        return None
+    return "left" if bool(((mask[:, 0] == 0) & (mask[:, -1] != 0)).any()) else "right"
 
 
 def pad_token_of(batch: Batch, default: int = PAD) -> int:
@@ -258,17 +305,27 @@ def pad_token_of(batch: Batch, default: int = PAD) -> int:
 def concat_microbatches(microbatches: Sequence[Batch]) -> Batch:
     """One big batch holding every sample of ``microbatches`` (the big-batch reference).
 
-    Padded batches are re-padded to the longest sequence, with the pad token they used;
-    packed batches are re-packed into one row. The packed first-position label is restored
-    from ``labels`` so nothing is lost.
+    Padded batches are re-padded to the longest sequence, with the pad token they used and on
+    their side (left when they were left-padded); packed batches are re-packed into one row.
+    The packed first-position label is restored from ``labels`` so nothing is lost. Raises
+    ``ValueError`` for no microbatches or microbatches that mix formats (padded, packed,
+    fixed-size). Course: MB-8, MB-10.
     """
+    if len(microbatches) == 0:
+        raise ValueError("concat_microbatches got no microbatches")
+    kinds = ["packed" if is_packed(mb) else "fixed-size" if "inputs" in mb else "padded" for mb in microbatches]
+    if len(set(kinds)) > 1:
+        raise ValueError(f"the microbatches mix formats ({', '.join(f'{k}: {kind}' for k, kind in enumerate(kinds))}): "
+                         "one big batch needs one format — collate every microbatch the same way")
+    sides = {padding_side_of(mb) for mb in microbatches} - {None}
+    side = "left" if "left" in sides else "right"
     samples = [s for mb in microbatches for s in split_batch(mb)]
-    if is_packed(microbatches[0]):
+    if kinds[0] == "packed":
         return packed_collate(samples)
-    if "inputs" in microbatches[0]:
+    if kinds[0] == "fixed-size":
         return pad_collate(samples)
     pad = next((pad_token_of(mb, None) for mb in microbatches if pad_token_of(mb, None) is not None), PAD)
-    return pad_collate(samples, pad_token_id=pad)
+    return pad_collate(samples, pad_token_id=pad, padding_side=side)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from torch import nn
 
 from gastudy.core.counting import check_task
 from gastudy.core.data import NON_INPUT_KEYS
-from gastudy.core.groups import Group
+from gastudy.core.groups import Group, check_fits
 from gastudy.core.loss import check_normalization, summed_loss
 from gastudy.core.plan import check_positive_int
 from gastudy.core.precision import Precision
@@ -177,7 +177,9 @@ class Accumulator:
         """Run one group's microbatches and one optimizer update (MB-4).
 
         Raises :class:`EmptyGroupError` (before any forward) when the group has no
-        supervised item, ``ValueError`` when it was counted for another task, ``ValueError`` for logits/labels that do not line up, and
+        supervised item, ``ValueError`` when it was counted for another task, ``ValueError`` for
+        token ids or sequence lengths the model cannot embed (:func:`~gastudy.core.groups.check_fits`),
+        ``ValueError`` for logits/labels that do not line up, and
         :class:`NonFiniteLossError` for a NaN/inf loss (or, with clipping, gradient norm)
         without a scaler. On any error the
         partly accumulated gradients are cleared and the parameters, optimizer, scheduler
@@ -186,6 +188,7 @@ class Accumulator:
         if group.task != self.task:
             raise ValueError(f"group {group.index} was counted for task {group.task!r} but the engine trains "
                              f"{self.task!r}: build the groups with task={self.task!r}")
+        check_fits(group, self.model)  # token ids and lengths the model can embed, before any forward
         denominator = self.replicas.group_denominator(group)  # known before the first backward
         if denominator == 0:
             raise EmptyGroupError(f"group {group.index} has no supervised item (all labels are "

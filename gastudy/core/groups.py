@@ -23,12 +23,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import torch
+from torch import nn
 
 from gastudy.core.counting import check_task, count_supervised
 from gastudy.core.data import samples_in
 from gastudy.core.plan import check_positive_int
 
 LAST_GROUP_POLICIES = ("keep", "drop")
+# the batch entries gastudy reads itself: they must be tensors (other entries pass to the model as they are)
+TENSOR_KEYS = ("input_ids", "labels", "shift_labels", "attention_mask", "position_ids", "inputs", "sample_ids")
 Batch = dict[str, torch.Tensor]
 
 
@@ -88,12 +91,30 @@ def number_samples(batches: Iterable[Batch], first: int = 0, step: int = 1) -> I
     """Yield ``(batch, assigned)`` for every batch: unchanged with ``assigned=False`` when it
     has ``sample_ids``; otherwise a shallow copy with ``sample_ids`` = the stream positions of
     its samples (``first``, ``first + step``, … counted over the whole stream) and
-    ``assigned=True``. The caller's dicts are never modified. Course: MB-4."""
-    position = 0
-    for batch in batches:
+    ``assigned=True``. The caller's dicts are never modified. Course: MB-4.
+
+    Raises ``TypeError`` for a batch that is not a dict or whose ``input_ids``, ``labels``,
+    ``shift_labels``, ``attention_mask``, ``position_ids``, ``inputs`` or ``sample_ids`` is not a
+    tensor (a collator without ``return_tensors="pt"``), and ``ValueError`` when some batches of
+    the stream carry ``sample_ids`` and others do not (numbering only the latter by position
+    would give two samples the same id).
+    """
+    position, numbered = 0, None
+    for k, batch in enumerate(batches):
         if not isinstance(batch, Mapping):
             raise TypeError(f"a microbatch must be a dict of tensors (a collator's output), got {type(batch).__name__}")
-        if "sample_ids" in batch:
+        not_tensors = [key for key in TENSOR_KEYS if key in batch and not isinstance(batch[key], torch.Tensor)]
+        if not_tensors:
+            raise TypeError(f"batch {k}: {', '.join(f'{key!r} is a {type(batch[key]).__name__}' for key in not_tensors)}"
+                            ", not a tensor: have the collator return tensors (a Hugging Face tokenizer or collator "
+                            "with return_tensors='pt'; a DataLoader's default collate does this)")
+        has_ids = "sample_ids" in batch
+        if numbered is not None and has_ids != numbered:
+            raise ValueError(f"batch {k} {'has' if has_ids else 'has no'} 'sample_ids' but the batches before it "
+                             f"{'had' if numbered else 'had none'}: give every batch sample_ids, or none (then the "
+                             "samples are numbered by stream position); a mix would give two samples the same id")
+        numbered = has_ids
+        if has_ids:
             yield batch, False
             continue
         n = samples_in(batch)
@@ -182,6 +203,65 @@ class GroupStream:
             self.partial = PartialGroupRecord(self.last_group, group.size, self.accumulation_steps, group.sample_ids)
             if self.last_group == "keep":
                 yield group
+
+
+def _position_limit(model: nn.Module) -> int | None:
+    """The number of positions a model with *learned absolute* position embeddings has
+    (GPT-2's ``n_positions``, BERT's ``max_position_embeddings``); ``None`` when the model has
+    no such table (rotary models such as Llama extrapolate, so no limit is enforced)."""
+    config = getattr(model, "config", None)
+    limit = getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", None)
+    if not isinstance(limit, int):
+        return None
+    tables = [m for m in model.modules() if isinstance(m, nn.Embedding) and m.num_embeddings == limit]
+    return limit if any(m is not _input_embedding(model) for m in tables) else None
+
+
+def _input_embedding(model: nn.Module) -> nn.Module | None:
+    get = getattr(model, "get_input_embeddings", None)
+    try:
+        return get() if callable(get) else None
+    except (NotImplementedError, AttributeError):
+        return None
+
+
+def check_fits(group: Group, model: nn.Module) -> None:
+    """Refuse, before any forward, a group the model cannot embed (course: MB-10).
+
+    Checks every microbatch's ``input_ids`` against the model's input embedding (a Hugging
+    Face model's ``get_input_embeddings()``: ids must lie in ``0 … vocab - 1``; an id that sits
+    only on padding is named as the pad token) and, for a model with learned absolute
+    positions (``config.n_positions`` / ``max_position_embeddings`` backed by an embedding
+    table), the sequence length (or the largest ``position_ids`` + 1). A model without these
+    is not checked. Raises ``ValueError`` naming the microbatch, the value and the limit —
+    instead of an ``IndexError`` deep in the forward (a device-side assert on a GPU).
+    """
+    emb = _input_embedding(model)
+    vocab = emb.num_embeddings if isinstance(emb, nn.Embedding) else None
+    limit = _position_limit(model)
+    for k, mb in enumerate(group.microbatches):
+        ids = mb.get("input_ids")
+        if not isinstance(ids, torch.Tensor) or ids.numel() == 0:
+            continue
+        if vocab is not None:
+            outside = (ids < 0) | (ids >= vocab)
+            if bool(outside.any()):
+                bad = sorted({int(v) for v in ids[outside].unique()})[:5]
+                mask = mb.get("attention_mask")
+                on_padding = isinstance(mask, torch.Tensor) and mask.shape == ids.shape and not bool(outside[mask.bool()].any())
+                hint = ("they sit only on padding: the pad token is outside the vocabulary — pad with a token id "
+                        "< vocab (pad_collate(..., pad_token_id=…), tokenizer.pad_token)") if on_padding else (
+                        "the tokenizer and the model disagree: build the model with the tokenizer's vocabulary size")
+                raise ValueError(f"group {group.index}, microbatch {k}: input_ids {bad} outside the model's "
+                                 f"vocabulary of {vocab} tokens; {hint}")
+        if limit is not None:
+            pos = mb.get("position_ids")
+            length = int(pos.max()) + 1 if isinstance(pos, torch.Tensor) and pos.numel() else int(ids.shape[-1])
+            if length > limit:
+                raise ValueError(f"group {group.index}, microbatch {k}: sequences of {length} positions, but the model "
+                                 f"has {limit} (config n_positions / max_position_embeddings): truncate the samples "
+                                 f"to {limit} tokens (tokenizer truncation=True, max_length={limit}) or build the model "
+                                 "with more positions")
 
 
 def make_groups(microbatches: Iterable[Batch], accumulation_steps: int, task: str = "causal",

@@ -50,11 +50,15 @@ def summed_loss(
 
     Returns ``(loss_sum, items)``: a scalar tensor (float32 or wider, nats) and the number of
     supervised items it sums over. For ``causal`` the logits at position i are compared with
-    the label at i+1 (or with ``shift_labels`` as given). Raises ``ValueError`` if logits and
-    labels do not line up.
+    the label at i+1 (or with ``shift_labels`` as given). Integer labels of any width (int32
+    from a tokenizer or a NumPy pipeline) are read as int64. Raises ``ValueError`` if logits
+    and labels do not line up, ``TypeError`` for floating-point labels.
     """
     logits = logits_of(output)
     labels = target_labels(batch, task)
+    if labels.is_floating_point() or labels.is_complex():
+        raise TypeError(f"labels must be integer class/token ids, got {labels.dtype}: build them with dtype=torch.long")
+    labels = labels.long()
     if task == "causal" and "shift_labels" not in batch:
         logits = logits[..., :-1, :]
     if logits.shape[:-1] != labels.shape:
