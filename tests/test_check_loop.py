@@ -180,7 +180,7 @@ def test_the_correct_loop_passes(model, microbatches):
     assert report.supervised_items == sum(count_supervised(mb) for mb in microbatches)
     assert report.normalization == "tokens"
     assert [v.symptom for v in report.verdicts] == ["memory growth"] and not report.verdicts[0].fired
-    assert str(report).startswith("✓ PASSED: train_step")
+    assert str(report).startswith("✓ PASSED: correct\n")  # named after the function checked
 
 
 def test_zero_grad_per_microbatch_is_ineffective_accumulation(model, microbatches):
@@ -368,7 +368,7 @@ def test_report_formats(model, microbatches):
     assert json.loads(json.dumps(as_dict)) == as_dict
     assert as_dict["symptom"] == "double division" and as_dict["optimizer_steps"] == 1
     assert repr(report).startswith("LoopReport(failed: double division, rel_error=7.50e-01")
-    assert "<b style='color:#b42318'>✗ FAILED: train_step — double division</b>" in report._repr_html_()
+    assert "<b style='color:#b42318'>✗ FAILED: divided_twice — double division</b>" in report._repr_html_()
     assert gastudy.check_loop is check_loop and gastudy.LoopReport is LoopReport
 
 

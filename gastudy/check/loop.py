@@ -122,7 +122,7 @@ class LoopReport:
     verdicts: list[Verdict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     evidence: dict[str, Any] = field(default_factory=dict)
-    subject: str = "train_step"
+    subject: str = "train_step"  # what was checked: your function's name, or the Trainer
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field (verdicts as dicts; non-finite numbers as strings)."""
@@ -540,7 +540,8 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
     if rel is not None:
         evidence["rel_error_first_step"] = rel
     return LoopReport(symptom is None, symptom, message, rel, tol, len(steps), sched_steps, A, group.samples,
-                      group.supervised_items, normalization, verdicts, notes, evidence)
+                      group.supervised_items, normalization, verdicts, notes, evidence,
+                      subject=getattr(train_step, "__name__", "train_step"))
 
 
 def _update_fn(train_step: TrainStep, sched_param: str | None, drop_ids: bool) -> Callable[..., float]:
