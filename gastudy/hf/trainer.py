@@ -198,14 +198,14 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
     run_model = copy.deepcopy(template)
     drawn: list[tuple[list[dict], Any]] = []
     recorder = contextlib.ExitStack()
-    steps: list = []  # the record_steps list, once the optimizer exists
+    recording: list[list] = []  # holds record_steps' list of steps once the optimizer exists
 
     class _Capture(TrainerCallback):
         """Starts recording optimizer steps once the Trainer has built its optimizer."""
 
         def on_train_begin(self, args, state, control, optimizer=None, **kwargs):  # noqa: ARG002
             inner = getattr(optimizer, "optimizer", optimizer)  # Accelerate's wrapper → the torch optimizer
-            steps.append(recorder.enter_context(record_steps(run_model, inner)))
+            recording.append(recorder.enter_context(record_steps(run_model, inner)))
 
     with tempfile.TemporaryDirectory(prefix="gastudy-check-") as out, _global_rng_kept(), _quiet(), recorder:
         clone = _copy_of(trainer, run_model, out, _Capture())
@@ -222,7 +222,7 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
         except Exception as err:
             raise TrainStepError(f"the Trainer raised {type(err).__name__}: {err} — while check_trainer ran one "
                                  f"update of {type(trainer).__name__} on a copy of its model") from err
-        records = steps[0] if steps else []
+        records = recording[0] if recording else []
         A_configured = clone.args.gradient_accumulation_steps
         current_A = getattr(clone, "current_gradient_accumulation_steps", A_configured)
         accepts = bool(getattr(clone, "model_accepts_loss_kwargs", False))
