@@ -79,7 +79,7 @@ def verify_replicas(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
 
     Course: MB-7, MB-10.
     """
-    from gastudy.parallel.launch import LaunchTimeout, WorkerError
+    from gastudy.parallel.launch import LaunchStopped, LaunchTimeout, WorkerError
 
     if (error := shard_error(args)) is not None:
         return 2, {"error": error, "text": f"gastudy: error: {error}"}
@@ -92,6 +92,8 @@ def verify_replicas(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
         return 2, {"error": str(e), "text": f"gastudy: error: {e}"}
     except (WorkerError, LaunchTimeout) as e:
         return 1, {"error": str(e), "passed": False, "text": f"gastudy: verification did not run: {e}"}
+    except LaunchStopped as e:
+        return 128 + e.signal, {"error": str(e), "passed": False, "text": f"gastudy: {e}"}
     report = rank0["report"]
     if getattr(args, "save", None):
         report.record.save(args.save, "verify_record")
@@ -134,15 +136,27 @@ def train_replicas(args: argparse.Namespace) -> int:
             return fail(args, f"--replicas {args.replicas} disagrees with torchrun's {world} processes: drop "
                               "--replicas under torchrun (D is the number of processes)")
         return _train_under_torchrun(args, config, timeout, no_sync, duplicates)
-    from gastudy.parallel.launch import LaunchTimeout, WorkerError
+    from gastudy.parallel.launch import LaunchStopped, LaunchTimeout, WorkerError
 
     try:
         result = train_on_replicas(config, args.replicas, resume=getattr(args, "resume", False), no_sync=no_sync,
                                    duplicates=duplicates, timeout_s=timeout, **_sharding(args))
     except (WorkerError, LaunchTimeout) as e:
         return fail(args, str(e), code=1)
+    except LaunchStopped as e:  # SIGTERM/SIGHUP/SIGQUIT: the workers are gone, and so are the temp files
+        return fail(args, f"{e}; {_resume_hint(config)}", code=128 + e.signal)
+    except KeyboardInterrupt:
+        return fail(args, f"interrupted (SIGINT): every worker process was stopped; {_resume_hint(config)}",
+                    code=130)
     _emit(args, result)
     return 0
+
+
+def _resume_hint(config) -> str:
+    """What a stopped multi-process run leaves and how to continue it."""
+    if config.out_dir and config.checkpoint_every:
+        return (f"continue from the last checkpoint in {config.out_dir} with the same command and --resume")
+    return "no checkpoint was written (use --out and --checkpoint-every to be able to resume)"
 
 
 def _train_under_torchrun(args: argparse.Namespace, config, timeout: float, no_sync: bool, duplicates: str) -> int:
