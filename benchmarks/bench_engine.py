@@ -1,9 +1,15 @@
-"""One update of the gastudy engine vs a plain hand-written accumulation loop (issue: core).
+"""One update of the gastudy engine vs a plain hand-written accumulation loop (issues: core, 13).
 
-Same model, data and seed; A = 1, 4, 16 microbatches of m = 4. Prints the median time per
-update over repeated runs and the ratio engine / plain. Target: ≤ 1.05×.
+Same model, data and seed; A = 1, 4, 16 microbatches. Two models: tiny-gpt (m = 4 samples of
+generated addition) and a tiny classifier (the ``mlp`` on blobs, m = 32). Plain and engine
+updates alternate; prints the median time per update of each, the median per-pair ratio
+engine / plain, and the engine's fixed cost per microbatch, median(engine − plain) / A in µs. The engine's extras include the fused
+finite-gradient check that refuses an inf/NaN gradient without a scaler (with or without
+clipping). Target: ≤ 1.03× at every A, i.e. a fixed cost of ≤ 50 µs per microbatch.
 
-    python benchmarks/bench_engine.py [--repeats 7]
+    python benchmarks/bench_engine.py [--pairs 41] [--models tiny-gpt mlp]
+
+Timing on a shared machine is noisy: read the medians, run it twice.
 """
 
 from __future__ import annotations
@@ -14,55 +20,77 @@ import time
 
 import torch
 
-from gastudy import Accumulator, AdditionDataset, MicrobatchStream, build_group, build_model
+from gastudy import (
+    Accumulator,
+    AdditionDataset,
+    BlobDataset,
+    MicrobatchStream,
+    build_group,
+    build_model,
+)
 from gastudy.core.loss import summed_loss
+from gastudy.core.models import task_of
+
+MICRO_BATCH = {"tiny-gpt": 4, "mlp": 32}
 
 
-def plain_update(model, optimizer, microbatches):
+def plain_update(model, optimizer, microbatches, task):
     """The reference loop a careful person writes by hand (token-normalized, no extras)."""
-    items = sum(int((mb["labels"][:, 1:] != -100).sum()) for mb in microbatches)
+    if task == "causal":
+        items = sum(int((mb["labels"][:, 1:] != -100).sum()) for mb in microbatches)
+    else:
+        items = sum(int((mb["labels"] != -100).sum()) for mb in microbatches)
     for mb in microbatches:
-        loss_sum, _ = summed_loss(model(input_ids=mb["input_ids"], attention_mask=mb["attention_mask"]), mb)
+        inputs = {k: v for k, v in mb.items() if k not in ("labels", "sample_ids")}
+        loss_sum, _ = summed_loss(model(**inputs), mb, task)
         (loss_sum / items).backward()
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
 
 
-def engine_update(engine, microbatches):
-    engine.update(build_group(0, microbatches, len(microbatches)))
+def engine_update(engine, microbatches, task):
+    engine.update(build_group(0, microbatches, len(microbatches), task))
 
 
-def time_it(fn, repeats):
-    fn()  # warm-up
-    samples = []
-    for _ in range(repeats):
+def paired_times(plain, engine, pairs):
+    """Alternate one plain update and one engine update, ``pairs`` times (after a warm-up of
+    each), so that machine noise hits both alike; returns the two lists of seconds."""
+    plain()
+    engine()
+    p, e = [], []
+    for _ in range(pairs):
         t = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t)
-    return statistics.median(samples)
+        plain()
+        p.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        engine()
+        e.append(time.perf_counter() - t)
+    return p, e
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--micro-batch", type=int, default=4)
+    parser.add_argument("--pairs", type=int, default=41, help="alternating plain/engine updates per setting")
+    parser.add_argument("--models", nargs="+", default=["tiny-gpt", "mlp"])
     args = parser.parse_args()
     torch.set_num_threads(1)
-    data = AdditionDataset(16 * args.micro_batch, seed=0)
-    mbs_all = list(MicrobatchStream(data, args.micro_batch, seed=0).microbatches())
-    print(f"{'A':>3} {'plain ms':>10} {'engine ms':>10} {'ratio':>7}")
-    for A in (1, 4, 16):
-        mbs = mbs_all[:A]
-        # interleave the two so that machine noise hits both alike
-        m1, m2 = build_model("tiny-gpt", seed=0), build_model("tiny-gpt", seed=0)
-        o1, o2 = torch.optim.AdamW(m1.parameters(), 1e-4), torch.optim.AdamW(m2.parameters(), 1e-4)
-        eng = Accumulator(m2, o2, accumulation_steps=A)
-        p, e = [], []
-        for _ in range(3):
-            p.append(time_it(lambda m=m1, o=o1, b=mbs: plain_update(m, o, b), args.repeats))
-            e.append(time_it(lambda en=eng, b=mbs: engine_update(en, b), args.repeats))
-        times = (statistics.median(p), statistics.median(e))
-        print(f"{A:>3} {times[0] * 1e3:>10.2f} {times[1] * 1e3:>10.2f} {times[1] / times[0]:>6.3f}×")
+    print(f"{'model':>8} {'A':>3} {'plain ms':>10} {'engine ms':>10} {'ratio':>7} {'µs/microbatch':>14}")
+    for name in args.models:
+        task, m = task_of(name), MICRO_BATCH.get(name, 4)
+        data = AdditionDataset(16 * m, seed=0) if task == "causal" else BlobDataset(16 * m, seed=0)
+        mbs_all = list(MicrobatchStream(data, m, seed=0).microbatches())
+        for A in (1, 4, 16):
+            mbs = mbs_all[:A]
+            # interleave the two so that machine noise hits both alike
+            m1, m2 = build_model(name, seed=0), build_model(name, seed=0)
+            o1, o2 = torch.optim.AdamW(m1.parameters(), 1e-4), torch.optim.AdamW(m2.parameters(), 1e-4)
+            eng = Accumulator(m2, o2, accumulation_steps=A, task=task)
+            p, e = paired_times(lambda m=m1, o=o1, b=mbs, t=task: plain_update(m, o, b, t),
+                                lambda en=eng, b=mbs, t=task: engine_update(en, b, t), args.pairs)
+            plain, engine = statistics.median(p), statistics.median(e)
+            ratio = statistics.median(b / a for a, b in zip(p, e))  # per pair: robust to load swings
+            extra = statistics.median(b - a for a, b in zip(p, e)) / A
+            print(f"{name:>8} {A:>3} {plain * 1e3:>10.2f} {engine * 1e3:>10.2f} {ratio:>6.3f}× {extra * 1e6:>13.0f}")
 
 
 if __name__ == "__main__":

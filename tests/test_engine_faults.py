@@ -1,0 +1,77 @@
+"""A refused group changes nothing (issue 13 item 2): an inf/NaN gradient behind a finite loss is
+refused with clipping on *and off*; BatchNorm running statistics polluted by a NaN input are
+put back; the fused finite check itself is exact."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+
+from gastudy.core.data import BlobDataset, MicrobatchStream
+from gastudy.core.engine import Accumulator, NonFiniteLossError, gradients_finite
+from gastudy.core.groups import build_group
+from gastudy.core.models import build_model
+from gastudy.core.precision import inject_overflow
+from tests.helpers import addition_microbatches, group_of, tiny_gpt
+
+
+def _state(model, opt, eng):
+    return (copy.deepcopy(model.state_dict()), copy.deepcopy(opt.state_dict()), eng.counters.to_dict())
+
+
+@pytest.mark.parametrize("clip", [None, 1.0])
+def test_an_infinite_gradient_behind_a_finite_loss_is_refused_and_changes_nothing(clip):
+    model = tiny_gpt(torch.float32)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda u: 1.0)
+    eng = Accumulator(model, opt, accumulation_steps=2, clip_grad_norm=clip, scheduler=sched)
+    mbs = addition_microbatches(8, 2)
+    eng.update(group_of(mbs[:2]))  # a real update first: optimizer state exists
+    before = _state(model, opt, eng)
+    with inject_overflow(model), pytest.raises(NonFiniteLossError, match="inf/NaN|gradient norm is"):
+        eng.update(group_of(mbs[2:4]))
+    after = _state(model, opt, eng)
+    assert all(torch.equal(before[0][k], after[0][k]) for k in before[0])  # every parameter as it was
+    assert after[2] == before[2] and after[2]["updates_attempted"] == 1  # counters did not move
+    assert torch.equal(before[1]["state"][0]["exp_avg"], after[1]["state"][0]["exp_avg"])
+    assert sched.last_epoch == 1 and all(p.grad is None for p in model.parameters())
+    assert eng.update(group_of(mbs[2:4])).applied  # and the engine goes on
+
+
+def test_batchnorm_statistics_polluted_by_a_nan_input_are_restored():
+    model = build_model("bn-mlp", seed=0)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    eng = Accumulator(model, opt, accumulation_steps=2, task="classification")
+    mbs = list(MicrobatchStream(BlobDataset(16, seed=0), 4, seed=0).microbatches())
+    eng.update(build_group(0, mbs[:2], 2, "classification"))
+    stats = {k: v.clone() for k, v in model.state_dict().items() if "running" in k or "num_batches" in k}
+    assert stats  # the model does keep running statistics
+    poisoned = [dict(mb) for mb in mbs[2:4]]
+    poisoned[1]["inputs"] = poisoned[1]["inputs"].clone()
+    poisoned[1]["inputs"][0, 0] = float("nan")
+    with pytest.raises(NonFiniteLossError):
+        eng.update(build_group(1, poisoned, 2, "classification"))
+    for k, v in stats.items():
+        assert torch.equal(model.state_dict()[k], v), k  # NaN-free and not advanced
+    assert eng.counters.updates_attempted == 1
+
+
+def test_the_fused_finite_check_is_exact():
+    model = tiny_gpt(torch.float32)
+    for p in model.parameters():
+        p.grad = torch.randn_like(p)
+    params = list(model.parameters())
+    assert gradients_finite(params)
+    grads = [p.grad.clone() for p in params]
+    for bad in (float("inf"), float("-inf"), float("nan")):
+        params[-1].grad.view(-1)[3] = bad
+        assert not gradients_finite(params)
+        params[-1].grad.copy_(grads[-1])
+    assert gradients_finite(params) and all(torch.equal(p.grad, g) for p, g in zip(params, grads))  # unchanged
+    params[0].grad = None
+    assert gradients_finite(params) and gradients_finite([])
+    half = torch.nn.Parameter(torch.zeros(3, dtype=torch.float64))
+    half.grad = torch.tensor([1.0, float("nan"), 0.0], dtype=torch.float64)
+    assert not gradients_finite([half])
