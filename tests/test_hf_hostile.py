@@ -270,3 +270,17 @@ def test_verify_raising_midway_leaves_the_callers_model_rng_and_settings(feature
     assert not model.training and not model.transformer.h[0].attn.c_attn.weight.requires_grad
     assert all(p.grad is None for p in model.parameters())
     assert torch.equal(rng, torch.get_rng_state()) and torch.are_deterministic_algorithms_enabled() == det
+
+
+def test_engine_warns_on_packed_rows_with_the_cache_on(features):
+    """Accumulator.update trains what it is given; a padding-free row on a model with
+    use_cache=True (transformers' default config, which the Trainer turns off) is named."""
+    batches = loader(transformers.DataCollatorWithFlattening(), with_labels(features))
+    for cache, expect in ((True, 1), (False, 0)):
+        model = gpt2(use_cache=cache)
+        engine = Accumulator(model, torch.optim.SGD(model.parameters(), lr=0.1), accumulation_steps=A)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            engine.update(next(iter(make_groups(batches, A))))
+        named = [w for w in caught if "use_cache=True" in str(w.message) and "attend to each other" in str(w.message)]
+        assert len(named) == expect and engine.counters.updates_applied == 1

@@ -174,7 +174,9 @@ def verify_one_update(
     Args:
         model: a course model name (``tiny-gpt``, ``ln-mlp``, ``bn-mlp``, ``mlp``) or your own
             module (then pass ``microbatches`` and ``task``). Your module is never changed:
-            the update and the reference each run on a deep copy, in training mode.
+            the update and the reference each run on a deep copy, in training mode. Hooks
+            registered on it are copied with it and run on the copies (a hook that appends to
+            your own list sees those calls).
         micro_batch, accumulation_steps: m and A of the update.
         precision: ``fp64``, ``fp32``, ``bf16`` or ``fp16`` for the update (the reference runs
             in the model's dtype). Default ``None``: ``fp64`` for a float64 model, else ``fp32``

@@ -19,14 +19,16 @@ in the stream, not samples of a data set.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
+from gastudy.core.checkpointing import cache_in_use
 from gastudy.core.counting import check_task, count_supervised
-from gastudy.core.data import samples_in
+from gastudy.core.data import is_packed, samples_in
 from gastudy.core.plan import check_positive_int
 
 LAST_GROUP_POLICIES = ("keep", "drop")
@@ -235,7 +237,20 @@ def check_fits(group: Group, model: nn.Module) -> None:
     table), the sequence length (or the largest ``position_ids`` + 1). A model without these
     is not checked. Raises ``ValueError`` naming the microbatch, the value and the limit —
     instead of an ``IndexError`` deep in the forward (a device-side assert on a GPU).
+
+    Warns (``UserWarning``) when padding-free microbatches meet a model whose config has
+    ``use_cache=True`` outside flash attention: transformers 5 keeps the packed sequences
+    apart only without a cache, so they would attend to each other (transformers' Trainer
+    turns the cache off at start, from ``TrainingArguments.use_cache=False``).
     """
+    config = getattr(model, "config", None)
+    if (any(isinstance(mb.get("input_ids"), torch.Tensor) and is_packed(mb) for mb in group.microbatches)
+            and "flash" not in str(getattr(config, "_attn_implementation", "")) and cache_in_use(model)):
+        warnings.warn(f"group {group.index}: padding-free microbatches (position_ids, no attention_mask) on a model "
+                      "whose config has use_cache=True: transformers keeps packed sequences apart only without a "
+                      "cache, so here they attend to each other and the gradient depends on the packing; set "
+                      "model.config.use_cache = False before training (transformers' Trainer does; "
+                      "enable_checkpointing does too)", UserWarning, stacklevel=3)
     emb = _input_embedding(model)
     vocab = emb.num_embeddings if isinstance(emb, nn.Embedding) else None
     limit = _position_limit(model)
