@@ -74,3 +74,23 @@ def test_run_all_then_move_every_control(course, name):
 def _has_labs(name: str) -> bool:
     text = (ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8")
     return "Lab(" in text
+
+
+ARABIC = "ar/00_start_here"
+
+
+@pytest.mark.skipif(not (ROOT / "notebooks" / f"{ARABIC}.ipynb").exists(), reason="no Arabic edition generated")
+def test_arabic_edition_reads_right_to_left(course):
+    """The Arabic chapter 00 runs clean, and its text is laid out right to left."""
+    browser, _ = course
+    browser.run_all(ARABIC)
+    errors = browser.errors()
+    shot = browser.shot("ar-00-run-all")                  # kept: a person looks at it
+    assert errors == [], f"{ARABIC}: Run All shows errors:\n" + "\n---\n".join(errors)
+    blocks = browser.page.locator('.jp-RenderedMarkdown div[dir="rtl"]')
+    assert blocks.count() >= 3, f"{ARABIC}: markdown cells are not wrapped right to left (see {shot})"
+    first = blocks.first
+    assert first.evaluate("e => getComputedStyle(e).direction") == "rtl"
+    text = first.inner_text()
+    assert sum("\u0600" <= ch <= "\u06ff" for ch in text) > 0.3 * len(text.replace(" ", "")), text[:200]
+    browser.shut_down_kernel()

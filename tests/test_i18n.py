@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -126,3 +127,43 @@ def test_a_broken_translation_file_names_itself(tmp_path):
     bad.write_text("[1, 2]")
     with pytest.raises(ValueError, match="01_tiny.json is not a translation file"):
         editions.translation_status("es", folder)
+
+
+REPO = Path(__file__).resolve().parents[1]
+COMMITTED = {code: sorted((REPO / "notebooks" / code).glob("*.ipynb")) for code in editions.EDITIONS}
+
+
+@pytest.mark.parametrize("code", editions.EDITIONS)
+def test_committed_edition_is_what_the_sources_generate(code, tmp_path):
+    """notebooks/<code>/ is exactly what `gastudy editions` writes from the English notebooks and the
+    translation files: nobody edited a generated notebook by hand, nobody forgot to regenerate."""
+    [report] = editions.build_editions((code,), REPO / "notebooks", out_dir=tmp_path)
+    assert [p.name for p in COMMITTED[code]] == report.notebooks
+    for path in COMMITTED[code]:
+        fresh = nbformat.read(str(tmp_path / code / path.name), 4)
+        committed = nbformat.read(str(path), 4)
+        assert [(c.cell_type, c.source) for c in committed.cells] == [(c.cell_type, c.source) for c in fresh.cells], \
+            f"{code}/{path.name} is out of date: run `gastudy editions --lang {code}`"
+
+
+@pytest.mark.parametrize("code", editions.EDITIONS)
+def test_edition_code_cells_are_the_english_ones(code):
+    for path in COMMITTED[code]:
+        english = nbformat.read(str(REPO / "notebooks" / path.name), 4)
+        edition = nbformat.read(str(path), 4)
+        assert edition.cells[0]["id"] == editions.SET_LANGUAGE_ID
+        assert [(c["id"], c.source) for c in edition.cells[1:] if c.cell_type == "code"] == \
+               [(c["id"], c.source) for c in english.cells if c.cell_type == "code"], path
+
+
+@pytest.mark.parametrize("code", editions.EDITIONS)
+def test_no_translation_is_stale_and_published_chapters_are_whole(code):
+    """An English markdown cell that changed after it was translated fails here (stale), and so does
+    a published chapter with a cell left in English (missing)."""
+    status = editions.translation_status(code, REPO / "notebooks")
+    published = {p.name for p in COMMITTED[code]}
+    stale = [f"{c.notebook}#{c.cell_id}" for c in status.cells if c.state == "stale"]
+    missing = [f"{c.notebook}#{c.cell_id}" for c in status.cells if c.state == "missing" and c.notebook in published]
+    assert stale == [], f"{code}: English changed after translation — update these entries: {stale}"
+    assert missing == [], f"{code}: published chapters with untranslated cells: {missing}"
+    assert status.orphans == []
