@@ -71,11 +71,13 @@ def hf_available() -> bool:
 def skip_note(what: str) -> str:
     """The sentence a Hugging Face cell prints instead of running: what is skipped, what is
     missing and how to install it. Course: every Hugging Face cell."""
-    missing = ", ".join(missing_hf_packages()) or "nothing"
-    why = (f"{NO_HF_ENV}=1 is set" if os.environ.get(NO_HF_ENV) == "1"
-           else f"missing here: {missing}; install it with: {HF_INSTALL}")
-    return (f"⤼ skipped: {what}. This cell runs the Hugging Face APIs for real and needs the optional "
-            f"'hf' extra ({why}). The rest of the chapter does not depend on it.")
+    from gastudy.course.i18n import t
+
+    missing = ", ".join(missing_hf_packages()) or t("nothing")
+    why = (t("{variable}=1 is set", variable=NO_HF_ENV) if os.environ.get(NO_HF_ENV) == "1"
+           else t("missing here: {missing}; install it with: {command}", missing=missing, command=HF_INSTALL))
+    return t("⤼ skipped: {what}. This cell runs the Hugging Face APIs for real and needs the optional "
+             "'hf' extra ({why}). The rest of the chapter does not depend on it.", what=what, why=why)
 
 
 def hf_cell(what: str) -> bool:
@@ -175,9 +177,14 @@ class BridgeComparison:
         return self.max_rel <= self.tolerance
 
     def __str__(self) -> str:
-        verdict = "matches" if self.passed else "differs from"
-        return (f"the Hugging Face gradient {verdict} gastudy's ({self.normalization} normalization): "
-                f"relative gap {self.max_rel:.1e} (tolerance {self.tolerance:g}), norm ratio {self.ratio:.4g}")
+        from gastudy.course.i18n import t
+
+        text = (t("the Hugging Face gradient matches gastudy's ({normalization} normalization): relative gap "
+                  "{gap} (tolerance {tol}), norm ratio {ratio}") if self.passed else
+                t("the Hugging Face gradient differs from gastudy's ({normalization} normalization): relative gap "
+                  "{gap} (tolerance {tol}), norm ratio {ratio}"))
+        return text.format(normalization=self.normalization, gap=f"{self.max_rel:.1e}", tol=f"{self.tolerance:g}",
+                           ratio=f"{self.ratio:.4g}")
 
 
 def compare_with_gastudy(grads: Mapping[str, torch.Tensor], model: nn.Module,

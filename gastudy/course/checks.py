@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from gastudy.course.i18n import t
+
 
 def check(condition: bool, claim: str, detail: str = "") -> None:
-    """Print ``✓ claim`` if ``condition`` holds, else raise ``AssertionError`` saying what failed."""
+    """Print ``✓ claim`` if ``condition`` holds, else raise ``AssertionError`` saying what failed.
+
+    The fixed words are in the current course language (:mod:`gastudy.course.i18n`); ``claim``
+    and ``detail`` are the caller's text, translated by the caller."""
     if not condition:
-        raise AssertionError(f"✗ {claim} — this no longer holds. {detail}".strip())
+        raise AssertionError(t("✗ {claim} — this no longer holds. {detail}", claim=claim, detail=detail).strip())
     print(f"✓ {claim}")
 
 
@@ -14,4 +19,5 @@ def check_close(actual: float, expected: float, claim: str, rtol: float = 1e-6, 
     """:func:`check` that ``actual`` equals ``expected`` within ``atol + rtol·|expected|``."""
     tol = atol + rtol * abs(expected)
     check(abs(actual - expected) <= tol, f"{claim} ({actual:.6g} ≈ {expected:.6g})",
-          f"measured {actual!r}, expected {expected!r} within {tol:.3g}")
+          t("measured {actual}, expected {expected} within {tol}", actual=repr(actual), expected=repr(expected),
+            tol=f"{tol:.3g}"))

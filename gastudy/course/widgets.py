@@ -17,11 +17,21 @@ import numbers
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from gastudy.course.i18n import direction, t
+
+
+def rtl_attr() -> str:
+    """`` dir="rtl"`` for HTML that shows text in a right-to-left course language (Arabic), else
+    nothing (English HTML stays as it was). Course: every lab's titles, notes and tables."""
+    return ' dir="rtl"' if direction() == "rtl" else ""
+
 
 class Lab:
     """A widget-driven demonstration. ``result`` always holds the latest computation."""
 
     title: str = ""
+    """The lab's heading; subclasses set it in ``__init__`` with :func:`~gastudy.course.i18n.t`, so
+    a lab built after :func:`~gastudy.course.i18n.set_language` is titled in that language."""
 
     def __init__(self, **controls: Any):
         import ipywidgets as widgets
@@ -76,21 +86,21 @@ class Lab:
         :meth:`compute` between the steps of a long measurement."""
         self.progress.value = min(1.0, max(0.0, float(fraction)))
         if text:
-            self.status.value = f"<i>measuring… {text}</i>"
+            self.status.value = f'<i{rtl_attr()}>{html.escape(t("measuring… {text}", text=text))}</i>'
 
     def _set_busy(self, busy: bool) -> None:
         for control in self.controls.values():
             if hasattr(control, "disabled"):
                 control.disabled = busy
         self.progress.value = 0.0
-        self.status.value = "<i>measuring…</i>" if busy else ""
+        self.status.value = f'<i{rtl_attr()}>{html.escape(t("measuring…"))}</i>' if busy else ""
         self.busy.layout.display = "flex" if busy else "none"
 
     def widget(self):
         """The lab as one ipywidgets box: title, controls, output."""
         import ipywidgets as widgets
 
-        header = [widgets.HTML(f"<b>{self.title}</b>")] if self.title else []
+        header = [widgets.HTML(f'<b{rtl_attr()}>{html.escape(self.title)}</b>')] if self.title else []
         notes = []
         for control in self.controls.values():
             style = getattr(control, "style", None)
@@ -100,10 +110,11 @@ class Lab:
             if options is not None and len(options) <= 1:
                 # A choice with one option does nothing here: hide it and say why.
                 control.layout.display = "none"
-                notes.append(f"{control.description}: only <code>{control.value}</code> applies on this machine")
+                notes.append(t("{control}: only {value} applies on this machine", control=html.escape(control.description),
+                               value=f"<code>{html.escape(str(control.value))}</code>"))
         controls = widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
         controls.add_class("gastudy-controls")
-        note = [widgets.HTML("<small>" + "; ".join(notes) + "</small>")] if notes else []
+        note = [widgets.HTML(f'<small{rtl_attr()}>' + "; ".join(notes) + "</small>")] if notes else []
         box = widgets.VBox([*header, controls, *note, self.busy, self.output])
         box.add_class("gastudy-lab")
         return box
@@ -185,6 +196,7 @@ def format_table(
     highlight: Callable[[dict[str, Any]], bool] | Iterable[int] | None = None,
     max_rows: int | None = 10,
     digits: int = 4,
+    headers: dict[str, str] | None = None,
 ) -> TableText:
     """``rows`` as a :class:`TableText`: aligned text, and HTML in ``.html`` (nothing is shown).
 
@@ -198,17 +210,21 @@ def format_table(
             first and last few), then the whole table behind ``<details>`` ("all N rows").
             ``None`` never collapses. The text always has every row.
         digits: significant digits of floats (one format per column, see :func:`column_format`).
+        headers: column → the header shown for it (a translated name, see
+            :mod:`gastudy.course.i18n`); the rows keep their keys. Unnamed columns show their key.
 
-    Numbers are right-aligned; a column is numeric when its cells are numbers or blanks.
+    The words of the table ("all N rows", "(no rows)") are in the current course language, and
+    in a right-to-left language the HTML carries ``dir="rtl"``. Numbers are right-aligned; a column is numeric when its cells are numbers or blanks.
     Course: every lab's tables.
     """
     if not rows:
-        text = TableText("(no rows)")
-        text.html = "<p><i>(no rows)</i></p>"
+        text = TableText(t("(no rows)"))
+        text.html = f'<p{rtl_attr()}><i>{html.escape(str(text))}</i></p>'
         return text
     columns = list(columns or rows[0])
     units = units or {}
-    headers = [f"{c} ({units[c]})" if units.get(c) else c for c in columns]
+    shown = headers or {}
+    headers = [f"{shown.get(c, c)} ({units[c]})" if units.get(c) else shown.get(c, c) for c in columns]
     cells: list[list[str]] = [[] for _ in rows]
     numeric: list[bool] = []
     for c in columns:
@@ -229,11 +245,11 @@ def format_table(
     if max_rows is not None and n > max_rows:
         key = sorted(marked) or sorted({*range(min(_KEY_HEAD, n)), *range(max(n - _KEY_TAIL, 0), n)})
         body = (_html_table(headers, cells, numeric, key, set(), gaps=True)
-                + f"<details><summary>all {n} rows</summary>"
+                + f"<details><summary>{html.escape(t('all {n} rows', n=n))}</summary>"
                 + _html_table(headers, cells, numeric, range(n), marked) + "</details>")
     else:
         body = _html_table(headers, cells, numeric, range(n), marked)
-    text.html = f'<div class="gastudy-table" style="{_WRAP_CSS}">{body}</div>'
+    text.html = f'<div class="gastudy-table"{rtl_attr()} style="{_WRAP_CSS}">{body}</div>'
     return text
 
 
@@ -245,6 +261,7 @@ def show_table(
     highlight: Callable[[dict[str, Any]], bool] | Iterable[int] | None = None,
     max_rows: int | None = 10,
     digits: int = 4,
+    headers: dict[str, str] | None = None,
 ) -> TableText:
     """Show ``rows`` as a table and return its plain text (a :class:`TableText`).
 
@@ -255,7 +272,7 @@ def show_table(
     Course: every lab's tables and plots.
     """
     table = format_table(rows, columns, units=units, highlight=highlight, max_rows=max_rows,
-                         digits=digits)
+                         digits=digits, headers=headers)
     show_html(table.html, str(table))
     table.displayed = True
     return table
@@ -300,7 +317,7 @@ def _html_table(headers: list[str], cells: list[list[str]], numeric: list[bool],
     """One ``<table>``: the header and the rows ``indices`` (``marked`` ones in bold); with
     ``gaps``, a "⋯ k rows" row stands where rows are left out."""
     styles = ["text-align:right;white-space:nowrap" if num
-              else "text-align:left" + (";white-space:nowrap" if all(len(row[i]) <= _SHORT_TEXT for row in cells)
+              else f"text-align:{'right' if direction() == 'rtl' else 'left'}" + (";white-space:nowrap" if all(len(row[i]) <= _SHORT_TEXT for row in cells)
                                         else "")
               for i, num in enumerate(numeric)]
     # headers may wrap between words (a unit goes to a second line); cells never do, unless long text
@@ -322,7 +339,7 @@ def _html_table(headers: list[str], cells: list[list[str]], numeric: list[bool],
 
 def _gap_row(count: int, width: int) -> str:
     return (f'<tr class="gastudy-gap"><td colspan="{width}" style="text-align:center;opacity:.6">'
-            f"⋯ {count} row{'s' if count != 1 else ''}</td></tr>")
+            f"⋯ {html.escape(t('{n} rows', n=count) if count != 1 else t('1 row'))}</td></tr>")
 
 
 def int_slider(value: int, low: int, high: int, label: str, step: int = 1) -> Any:

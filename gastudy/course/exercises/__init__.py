@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gastudy.course.i18n import direction, t
+
 Checker = Callable[[object], tuple[bool, str]]
 _CHECKERS: dict[str, Checker] = {}
 SOLUTIONS = Path(__file__).parent / "solutions"
@@ -73,19 +75,21 @@ class ExerciseResult:
 
     @property
     def status(self) -> str:
-        """``not attempted yet``, ``✓ right`` or ``✗ not yet``."""
-        return "not attempted yet" if not self.attempted else "✓ right" if self.ok else "✗ not yet"
+        """``not attempted yet``, ``✓ right`` or ``✗ not yet`` (in the current course language)."""
+        return t("not attempted yet") if not self.attempted else t("✓ right") if self.ok else t("✗ not yet")
 
     @property
     def text(self) -> str:
         """The feedback as one line: ``Exercise 03.1: ✓ right — …``."""
-        return f"Exercise {self.key}: {self.status} — {self.feedback}"
+        return t("Exercise {key}: {status} — {feedback}", key=self.key, status=self.status, feedback=self.feedback)
 
     def to_html(self) -> str:
         """The feedback as a small coloured box (green right, orange not yet, grey not attempted)."""
         color = "#9e9e9e" if not self.attempted else "#2e7d32" if self.ok else "#ef6c00"
-        return (f'<div class="gastudy-exercise" style="border-left:4px solid {color};padding:.2em .7em;'
-                f'margin:.2em 0"><b>Exercise {html.escape(self.key)}</b> · <b style="color:{color}">'
+        side, rtl = ("right", ' dir="rtl"') if direction() == "rtl" else ("left", "")
+        return (f'<div class="gastudy-exercise"{rtl} style="border-{side}:4px solid {color};'
+                f'padding:.2em .7em;margin:.2em 0"><b>{html.escape(t("Exercise {key}", key=self.key))}</b> · '
+                f'<b style="color:{color}">'
                 f'{html.escape(self.status)}</b> — <span style="white-space:pre-wrap">'
                 f"{html.escape(self.feedback)}</span></div>")
 
@@ -94,6 +98,7 @@ class ExerciseResult:
 
 
 NOT_ATTEMPTED = "write your answer above (in place of None) and run this cell."
+"""The feedback of an exercise not attempted yet (English; shown through :func:`t`)."""
 
 
 def check_exercise(key: str, answer: object) -> ExerciseResult:
@@ -107,7 +112,7 @@ def check_exercise(key: str, answer: object) -> ExerciseResult:
     if key not in _CHECKERS:
         raise KeyError(f"no exercise {key!r}; known: {', '.join(sorted(_CHECKERS))}")
     if answer is None:
-        result = ExerciseResult(key, False, False, NOT_ATTEMPTED)
+        result = ExerciseResult(key, False, False, t("write your answer above (in place of None) and run this cell."))
     else:
         ok, feedback = _CHECKERS[key](answer)
         result = ExerciseResult(key, bool(ok), True, feedback)
@@ -139,8 +144,8 @@ def dict_feedback(
     Course: every chapter's exercises.
     """
     if not isinstance(answer, dict):
-        return False, f"answer with a dict with keys {sorted(truth)}"
-    wrong = [f"{k}: you said {answer.get(k)!r}" for k in truth if answer.get(k) != truth[k]]
+        return False, t("answer with a dict with keys {keys}", keys=sorted(truth))
+    wrong = [t("{key}: you said {value}", key=k, value=repr(answer.get(k))) for k in truth if answer.get(k) != truth[k]]
     if wrong:
         return False, "; ".join(wrong) + ". " + hint
     return True, praise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gastudy.course.exercises import exercise
+from gastudy.course.i18n import t
 from gastudy.course.sections import SECTIONS, notebook_for
 
 
@@ -12,13 +13,11 @@ def which_notebook(answer: object) -> tuple[bool, str]:
     Course: MB-6."""
     right = notebook_for("MB-6")
     if not isinstance(answer, str):
-        return False, f"give the notebook's name as a string, got {type(answer).__name__}"
+        return False, t("give the notebook's name as a string, got {kind}", kind=type(answer).__name__)
     name = answer.removesuffix(".ipynb")
     if name == right:
-        return True, f"MB-6 ({SECTIONS['MB-6'][0]}) is taught in {right}."
-    return False, (
-        f"{name!r} is not it. Look MB-6 up in the section map above, or call "
-        "gastudy.course.notebook_for('MB-6')."
-    )
+        return True, t("MB-6 ({title}) is taught in {notebook}.", title=SECTIONS["MB-6"][0], notebook=right)
+    return False, t("{name} is not it. Look MB-6 up in the section map above, or call "
+                    "gastudy.course.notebook_for('MB-6').", name=repr(name))
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from gastudy.core.data import BlobDataset, MicrobatchStream
 from gastudy.core.groups import make_groups
 from gastudy.course.exercises import dict_feedback, exercise
+from gastudy.course.i18n import t
 
 
 def groups_for(samples: int, micro_batch: int, accumulation_steps: int) -> list:
@@ -29,8 +30,9 @@ def count_units(answer: object) -> tuple[bool, str]:
     return dict_feedback(
         answer,
         truth,
-        "One backward per microbatch; one update per group of A microbatches.",
-        f"{truth['microbatches']} forward/backward passes, {truth['updates']} optimizer updates.",
+        t("One backward per microbatch; one update per group of A microbatches."),
+        t("{passes} forward/backward passes, {updates} optimizer updates.", passes=truth["microbatches"],
+          updates=truth["updates"]),
     )
 
 
@@ -45,15 +47,15 @@ def write_update(answer: object) -> tuple[bool, str]:
     )
 
     if not isinstance(answer, Callable):
-        return False, "answer with your update function itself (not its result)"
+        return False, t("answer with your update function itself (not its result)")
     try:
         verdicts = [diagnose_ineffective_accumulation(answer), diagnose_double_division(answer)]
     except Exception as err:  # noqa: BLE001 - a learner's code may raise anything; report it
-        return False, f"your function raised {type(err).__name__}: {err}"
+        return False, t("your function raised {error}: {message}", error=type(err).__name__, message=err)
     fired = [str(v) for v in verdicts if v.fired]
     if fired:
         return False, " | ".join(fired)
     return (
         True,
-        "the gradient at each step is the whole group's big-batch gradient, once per group.",
+        t("the gradient at each step is the whole group's big-batch gradient, once per group."),
     )

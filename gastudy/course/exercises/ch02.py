@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gastudy.core.plan import BatchPlan, PlanError, plan_from_target
 from gastudy.course.exercises import exercise
+from gastudy.course.i18n import t
 
 
 @exercise("02.1")
@@ -15,11 +16,11 @@ def effective_with_tensor_parallel(answer: object) -> tuple[bool, str]:
     if answer == 4 * 4 * 8:
         return (
             False,
-            "you counted all 8 GPUs as replicas; two GPUs share one model copy (tensor parallel).",
+            t("you counted all 8 GPUs as replicas; two GPUs share one model copy (tensor parallel)."),
         )
     return (
         False,
-        f"not {answer!r}. How many data-parallel replicas do 8 GPUs make if each model spans 2?",
+        t("not {answer}. How many data-parallel replicas do 8 GPUs make if each model spans 2?", answer=repr(answer)),
     )
 
 
@@ -33,4 +34,4 @@ def accumulation_for_target(answer: object) -> tuple[bool, str]:
         mine = BatchPlan(8, answer, 4)  # type: ignore[arg-type]
     except PlanError as err:
         return False, str(err)
-    return False, f"with A={answer}: {mine.describe()} — not 256."
+    return False, t("with A={answer}: {plan} — not 256.", answer=answer, plan=mine.describe())

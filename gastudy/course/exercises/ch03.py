@@ -9,6 +9,7 @@ from gastudy.core.counting import count_supervised
 from gastudy.core.data import AdditionDataset, packed_collate, pad_collate
 from gastudy.core.loss import mean_of_means, weighted_mean
 from gastudy.course.exercises import exercise
+from gastudy.course.i18n import t
 
 
 def _batches() -> dict[str, dict]:
@@ -26,26 +27,25 @@ def count_causal(answer: object) -> tuple[bool, str]:
     """Answer: a function ``f(batch) -> int`` counting a causal LM's supervised items, for padded
     batches (``labels``) and padding-free ones (``shift_labels``). Course: GA-5."""
     if not callable(answer):
-        return False, "answer with your counting function itself"
+        return False, t("answer with your counting function itself")
     wrong = []
     for name, batch in _batches().items():
         right = count_supervised(batch, "causal")
         try:
             got = answer(batch)
         except Exception as err:  # noqa: BLE001 - report the learner's error
-            return False, f"on the {name} batch your function raised {type(err).__name__}: {err}"
+            return False, t("on the {name} batch your function raised {error}: {message}", name=name,
+                            error=type(err).__name__, message=err)
         if got != right:
             hint = (
-                " — one extra per row: the first position has no target (shift!)"
+                t(" — one extra per row: the first position has no target (shift!)")
                 if got == right + batch["labels"].shape[0] and "padded" in name
                 else ""
             )
-            wrong.append(f"{name}: {got} instead of {right}{hint}")
+            wrong.append(t("{name}: {got} instead of {right}", name=name, got=got, right=right) + hint)
     if wrong:
-        return False, "; ".join(
-            wrong
-        ) + ". Use shift_labels when present, else labels[..., 1:]; skip -100."
-    return True, "right on padded and packed batches, with and without ignored prompts."
+        return False, "; ".join(wrong) + t(". Use shift_labels when present, else labels[..., 1:]; skip -100.")
+    return True, t("right on padded and packed batches, with and without ignored prompts.")
 
 
 @exercise("03.2")
@@ -56,12 +56,12 @@ def three_microbatches(answer: object) -> tuple[bool, str]:
     counts, means = [100, 300, 600], [1.0, 2.0, 3.0]
     right = weighted_mean(means, counts)
     if not isinstance(answer, int | float):
-        return False, "answer with a number"
+        return False, t("answer with a number")
     if abs(answer - right) < 1e-9:
-        return True, f"Σ n·mean ÷ Σ n = {right}."
+        return True, t("Σ n·mean ÷ Σ n = {right}.", right=right)
     if abs(answer - mean_of_means(means)) < 1e-9:
-        return False, f"{answer} is the mean of means; weight each mean by its items."
-    return False, f"{answer} is not it; compute (100·1 + 300·2 + 600·3) ÷ 1000."
+        return False, t("{answer} is the mean of means; weight each mean by its items.", answer=answer)
+    return False, t("{answer} is not it; compute (100·1 + 300·2 + 600·3) ÷ 1000.", answer=answer)
 
 
 @exercise("03.3")
@@ -74,7 +74,7 @@ def declare_flag(answer: object) -> tuple[bool, str]:
     from gastudy.core.loss import summed_loss
 
     if not isinstance(answer, bool):
-        return False, "answer True or False"
+        return False, t("answer True or False")
 
     def loss_fn(output, batch, num_items):
         return summed_loss(output, batch, "causal")[0] / num_items

@@ -5,6 +5,7 @@ from __future__ import annotations
 from gastudy.core.data import BlobDataset, MicrobatchStream
 from gastudy.core.groups import make_groups
 from gastudy.course.exercises import dict_feedback, exercise
+from gastudy.course.i18n import t
 from gastudy.run.train import updates_per_epoch
 
 
@@ -27,8 +28,8 @@ def last_group(answer: object) -> tuple[bool, str]:
     return dict_feedback(
         answer,
         truth,
-        "50 samples in microbatches of 4 make 13 microbatches (the last one short).",
-        f"{truth}: the short last group holds only the last microbatch.",
+        t("50 samples in microbatches of 4 make 13 microbatches (the last one short)."),
+        t("{truth}: the short last group holds only the last microbatch.", truth=truth),
     )
 
 
@@ -38,7 +39,7 @@ def schedule_length(answer: object) -> tuple[bool, str]:
     Course: MB-4, MB-6."""
     right = updates_per_epoch(-(-1000 // 8), 4, "keep")
     if answer == right:
-        return True, f"⌈125 microbatches ÷ 4⌉ = {right} updates, one scheduler step each."
+        return True, t("⌈125 microbatches ÷ 4⌉ = {right} updates, one scheduler step each.", right=right)
     if answer == 125:
-        return False, "125 is the number of microbatches: that schedule would run 4× too fast."
-    return False, f"not {answer!r}: count optimizer updates, not microbatches."
+        return False, t("125 is the number of microbatches: that schedule would run 4× too fast.")
+    return False, t("not {answer}: count optimizer updates, not microbatches.", answer=repr(answer))

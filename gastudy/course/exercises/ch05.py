@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gastudy.course.exercises import dict_feedback, exercise
+from gastudy.course.i18n import t
 
 ORDER = ["unscale_", "clip", "step", "update", "scheduler", "zero_grad"]
 
@@ -13,25 +14,24 @@ def end_of_group(answer: object) -> tuple[bool, str]:
     using the names ``unscale_``, ``clip``, ``step``, ``update``, ``scheduler``, ``zero_grad``.
     Course: MB-5, MB-6."""
     if not isinstance(answer, list | tuple) or sorted(answer) != sorted(ORDER):
-        return False, f"answer with a list holding exactly these names: {ORDER}"
+        return False, t("answer with a list holding exactly these names: {names}", names=ORDER)
     pos = {name: i for i, name in enumerate(answer)}
     problems = []
     if pos["clip"] < pos["unscale_"]:
-        problems.append("clip runs on scaled gradients — unscale_ first")
+        problems.append(t("clip runs on scaled gradients — unscale_ first"))
     if pos["update"] < pos["step"]:
-        problems.append("scaler.update() comes after the step attempt it judges")
+        problems.append(t("scaler.update() comes after the step attempt it judges"))
     if pos["scheduler"] < pos["step"]:
-        problems.append("the scheduler steps only after an applied optimizer step")
+        problems.append(t("the scheduler steps only after an applied optimizer step"))
     if pos["zero_grad"] != len(ORDER) - 1:
-        problems.append("zero_grad ends the group (before it, the gradients are still needed)")
+        problems.append(t("zero_grad ends the group (before it, the gradients are still needed)"))
     if pos["step"] < pos["clip"]:
-        problems.append("clip before the step, or the step uses unclipped gradients")
+        problems.append(t("clip before the step, or the step uses unclipped gradients"))
     if problems:
         return False, "; ".join(problems)
     return (
         True,
-        "unscale once, clip the true gradients, attempt the step, update the scale, "
-        "then the schedule.",
+        t("unscale once, clip the true gradients, attempt the step, update the scale, then the schedule."),
     )
 
 
@@ -50,6 +50,6 @@ def attempted_applied(answer: object) -> tuple[bool, str]:
     return dict_feedback(
         answer,
         truth,
-        "A skipped step is attempted, not applied; the scheduler follows applied.",
-        f"measured: {truth}.",
+        t("A skipped step is attempted, not applied; the scheduler follows applied."),
+        t("measured: {truth}.", truth=truth),
     )

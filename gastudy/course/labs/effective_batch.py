@@ -19,6 +19,7 @@ from gastudy.core.engine import Accumulator
 from gastudy.core.groups import build_group
 from gastudy.core.models import build_model
 from gastudy.core.plan import BatchPlan
+from gastudy.course.i18n import t
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
@@ -63,8 +64,6 @@ class EffectiveBatchLab(Lab):
     Course: MB-2.
     """
 
-    title = "MB-2 · effective batch calculator"
-
     def __init__(
         self,
         micro_batch: int = 2,
@@ -73,12 +72,13 @@ class EffectiveBatchLab(Lab):
         tensor_parallel: int = 1,
         pipeline_parallel: int = 1,
     ):
+        self.title = t("MB-2 · effective batch calculator")
         super().__init__(
             micro_batch=int_slider(micro_batch, 1, 16, "m"),
             accumulation_steps=int_slider(accumulation_steps, 1, 16, "A"),
-            replicas=int_slider(replicas, 1, 8, "D (replicas)"),
-            tensor_parallel=int_slider(tensor_parallel, 1, 4, "tensor ∥"),
-            pipeline_parallel=int_slider(pipeline_parallel, 1, 4, "pipeline ∥"),
+            replicas=int_slider(replicas, 1, 8, t("D (replicas)")),
+            tensor_parallel=int_slider(tensor_parallel, 1, 4, t("tensor ∥")),
+            pipeline_parallel=int_slider(pipeline_parallel, 1, 4, t("pipeline ∥")),
         )
 
     def compute(
@@ -105,15 +105,12 @@ class EffectiveBatchLab(Lab):
 
         p = r.plan
         print(p.describe())
-        print(
-            f"counted: {r.distinct} distinct samples in update 1; each replica's share: "
-            f"{[len(ids) for ids in r.per_replica_ids]}"
-        )
+        print(t("counted: {distinct} distinct samples in update 1; each replica's share: {shares}",
+                distinct=r.distinct, shares=[len(ids) for ids in r.per_replica_ids]))
         if p.devices > p.replicas:
-            print(
-                f"wrong: counting all {p.devices} devices as replicas would claim {r.naive_count} "
-                "samples per update — tensor/pipeline devices split one model, they add no samples."
-            )
+            print(t("wrong: counting all {devices} devices as replicas would claim {naive} samples per update — "
+                    "tensor/pipeline devices split one model, they add no samples.", devices=p.devices,
+                    naive=r.naive_count))
         fig, ax = subplots(figsize=(min(12, 1.6 * p.replicas + 2), 2.2))
         tp, pp = p.tensor_parallel, p.pipeline_parallel
         for rep in range(p.replicas):
@@ -133,7 +130,7 @@ class EffectiveBatchLab(Lab):
             ax.text(
                 x0 + 0.6,
                 1.3,
-                f"replica {rep}\n{len(r.per_replica_ids[rep])} samples",
+                t("replica {rep}\n{n} samples", rep=rep, n=len(r.per_replica_ids[rep])),
                 ha="center",
                 fontsize=8,
             )
@@ -141,8 +138,8 @@ class EffectiveBatchLab(Lab):
         ax.set_ylim(-0.1, 1.8)  # room below the boxes' bottom edge
         ax.axis("off")
         ax.set_title(
-            f"{p.devices} devices (grey) = D {p.replicas} × tensor {tp} × pipeline {pp}; "
-            f"{p.effective_batch} samples per update",
+            t("{devices} devices (grey) = D {replicas} × tensor {tp} × pipeline {pp}; {batch} samples per update",
+              devices=p.devices, replicas=p.replicas, tp=tp, pp=pp, batch=p.effective_batch),
             fontsize=9,
         )
         show_figure(fig)
@@ -184,14 +181,13 @@ class SameProductLab(Lab):
     Course: MB-2.
     """
 
-    title = "MB-2 · same m·A, different memory and time"
-
     def __init__(self, target: int = 32, seq_len: int = 16):
         import ipywidgets as w
 
+        self.title = t("MB-2 · same m·A, different memory and time")
         super().__init__(
             target=w.Dropdown(options=[8, 16, 32, 64], value=target, description="m·A"),
-            seq_len=int_slider(seq_len, 8, 32, "sequence", step=8),
+            seq_len=int_slider(seq_len, 8, 32, t("sequence"), step=8),
         )
 
     def compute(self, target: int, seq_len: int) -> SameProductResult:
@@ -218,13 +214,13 @@ class SameProductLab(Lab):
         return SameProductResult(target, rows)
 
     def render(self, r: SameProductResult) -> None:
-        show_table(r.rows)
+        show_table(r.rows, headers={"saved KiB": t("saved KiB"), "ms per update": t("ms per update")})
         fig, (a, b) = subplots(1, 2, figsize=(9, 2.8))
         labels = [f"{row['m']}×{row['A']}" for row in r.rows]
         a.bar(labels, [row["saved KiB"] for row in r.rows], color="tab:orange")
-        a.set_title("memory one microbatch keeps (KiB)")
+        a.set_title(t("memory one microbatch keeps (KiB)"))
         b.bar(labels, [row["ms per update"] for row in r.rows], color="tab:purple")
-        b.set_title("time per update (ms, this machine)")
+        b.set_title(t("time per update (ms, this machine)"))
         for ax in (a, b):
             ax.set_xlabel("m × A")
             ax.tick_params(axis="x", labelsize=7)

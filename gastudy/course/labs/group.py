@@ -24,6 +24,7 @@ from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream
 from gastudy.core.engine import Accumulator
 from gastudy.core.groups import PartialGroupRecord, make_groups
 from gastudy.core.models import build_model
+from gastudy.course.i18n import t
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
@@ -55,13 +56,12 @@ class GroupPlanLab(Lab):
     Course: MB-4.
     """
 
-    title = "MB-4 · boundaries and denominator first"
-
     def __init__(self, micro_batch: int = 2, accumulation_steps: int = 4, dataset_size: int = 30):
+        self.title = t("MB-4 · boundaries and denominator first")
         super().__init__(
             micro_batch=int_slider(micro_batch, 1, 8, "m"),
             accumulation_steps=int_slider(accumulation_steps, 2, 8, "A"),
-            dataset_size=int_slider(dataset_size, 8, 64, "samples"),
+            dataset_size=int_slider(dataset_size, 8, 64, t("samples")),
         )
 
     def compute(
@@ -103,19 +103,18 @@ class GroupPlanLab(Lab):
         )
 
     def render(self, r: GroupPlanResult) -> None:
-        show_table(r.rows)
-        print(
-            f"forward calls while counting: {r.forward_calls_before_counting}; engine denominators "
-            f"{'match' if r.engine_denominators == r.denominators else 'DIFFER'}"
-        )
+        show_table(r.rows, headers=_group_headers())
+        print(t("forward calls while counting: {calls}; engine denominators {state}",
+                calls=r.forward_calls_before_counting,
+                state=t("match") if r.engine_denominators == r.denominators else t("DIFFER")))
         fig, ax = subplots(figsize=(6, 2.6))
         x = range(1, len(r.token_weights) + 1)
         ax.bar(
-            [i - 0.2 for i in x], r.token_weights, width=0.4, label="items ÷ denominator (tokens)"
+            [i - 0.2 for i in x], r.token_weights, width=0.4, label=t("items ÷ denominator (tokens)")
         )
-        ax.bar([i + 0.2 for i in x], r.step_weights, width=0.4, label="1/A (steps)")
-        ax.set_xlabel("microbatch of group 0")
-        ax.set_ylabel("share of the update")
+        ax.bar([i + 0.2 for i in x], r.step_weights, width=0.4, label=t("1/A (steps)"))
+        ax.set_xlabel(t("microbatch of group 0"))
+        ax.set_ylabel(t("share of the update"))
         ax.legend(fontsize=8)
         show_figure(fig, integer_x=True)
 
@@ -125,6 +124,20 @@ MEMORY_LOOPS = {
     "release each graph (correct)": "correct_update",
     "keep graph-attached losses": "keep_graph",
 }
+
+
+def _group_headers() -> dict[str, str]:
+    """The column names of the group tables in the current course language."""
+    return {"group": t("group"), "microbatches": t("microbatches"), "samples": t("samples"),
+            "items per microbatch": t("items per microbatch"), "denominator": t("denominator"),
+            "partial": t("partial")}
+
+
+def memory_loop_name(loop: str) -> str:
+    """The name of loop ``loop`` (a key of :data:`MEMORY_LOOPS`) in the current course language.
+    Course: MB-4."""
+    return {"release each graph (correct)": t("release each graph (correct)"),
+            "keep graph-attached losses": t("keep graph-attached losses")}.get(loop, loop)
 
 
 @dataclass
@@ -153,16 +166,15 @@ class KeptLossMemoryLab(Lab):
     Course: MB-4.
     """
 
-    title = "MB-4 · memory held between microbatches"
-
     def __init__(self, loop: str = "keep graph-attached losses", accumulation_steps: int = 6):
         import ipywidgets as w
 
+        self.title = t("MB-4 · memory held between microbatches")
         super().__init__(
             loop=w.Dropdown(
-                options=list(MEMORY_LOOPS),
+                options=[(memory_loop_name(k), k) for k in MEMORY_LOOPS],
                 value=loop,
-                description="loop",
+                description=t("loop"),
                 layout={"width": "360px"},
             ),
             accumulation_steps=int_slider(accumulation_steps, 3, 12, "A"),
@@ -201,13 +213,13 @@ class KeptLossMemoryLab(Lab):
                 [b / 1024 for b in series],
                 "o-",
                 lw=3 if name == r.loop else 1,
-                label=name,
+                label=memory_loop_name(name),
             )
         ax.axhline(
-            r.saved_per_microbatch / 1024, color="k", ls=":", label="one microbatch's activations"
+            r.saved_per_microbatch / 1024, color="k", ls=":", label=t("one microbatch's activations")
         )
-        ax.set_xlabel("microbatch (start)")
-        ax.set_ylabel("KiB alive")
+        ax.set_xlabel(t("microbatch (start)"))
+        ax.set_ylabel(t("KiB alive"))
         ax.legend(fontsize=8)
         show_figure(fig, integer_x=True)
 
@@ -265,8 +277,6 @@ class LastGroupLab(Lab):
     Course: MB-4.
     """
 
-    title = "MB-4 · the short last group: keep or drop"
-
     def __init__(
         self,
         policy: str = "keep",
@@ -276,9 +286,11 @@ class LastGroupLab(Lab):
     ):
         import ipywidgets as w
 
+        self.title = t("MB-4 · the short last group: keep or drop")
         super().__init__(
-            policy=w.Dropdown(options=["keep", "drop"], value=policy, description="last group"),
-            dataset_size=int_slider(dataset_size, 8, 64, "samples"),
+            policy=w.Dropdown(options=[(t("keep"), "keep"), (t("drop"), "drop")], value=policy,
+                              description=t("last group")),
+            dataset_size=int_slider(dataset_size, 8, 64, t("samples")),
             micro_batch=int_slider(micro_batch, 1, 8, "m"),
             accumulation_steps=int_slider(accumulation_steps, 2, 8, "A"),
         )
@@ -338,29 +350,27 @@ class LastGroupLab(Lab):
         )
 
     def render(self, r: LastGroupResult) -> None:
-        show_table(r.groups)
+        show_table(r.groups, headers=_group_headers())
         if r.partial is None:
-            print("the groups divide the data evenly: no short last group")
+            print(t("the groups divide the data evenly: no short last group"))
         else:
             p = r.partial
-            print(
-                f"short last group ({p.microbatches} of A={p.accumulation_steps} microbatches), "
-                f"policy {p.policy!r}: samples {p.sample_ids} "
-                + ("trained with their own denominator" if p.policy == "keep" else "NOT trained")
-            )
-            print(
-                f"a constant divisor A would weight it {r.constant_divisor_ratio:.4g}× "
-                f"(expected {r.expected_ratio:.4g} = {p.microbatches}/{p.accumulation_steps})"
-            )
+            print(t("short last group ({n} of A={A} microbatches), policy {policy}: samples {ids} ",
+                    n=p.microbatches, A=p.accumulation_steps, policy=repr(p.policy), ids=p.sample_ids)
+                  + (t("trained with their own denominator") if p.policy == "keep" else t("NOT trained")))
+            print(t("a constant divisor A would weight it {ratio}× (expected {expected} = {n}/{A})",
+                    ratio=f"{r.constant_divisor_ratio:.4g}", expected=f"{r.expected_ratio:.4g}",
+                    n=p.microbatches, A=p.accumulation_steps))
         fig, ax = subplots(figsize=(6, 2.4))
         ax.bar(
             [g["group"] for g in r.groups],
             [g["samples"] for g in r.groups],
             color=["tab:orange" if g["partial"] else "tab:blue" for g in r.groups],
         )
-        ax.set_xlabel("update")
-        ax.set_ylabel("samples")
-        ax.set_title(f"{r.samples_processed} of {r.dataset_size} samples trained ({r.policy})")
+        ax.set_xlabel(t("update"))
+        ax.set_ylabel(t("samples"))
+        ax.set_title(t("{trained} of {total} samples trained ({policy})", trained=r.samples_processed,
+                       total=r.dataset_size, policy=t("keep") if r.policy == "keep" else t("drop")))
         show_figure(fig, integer_x=True)
 
 
@@ -411,13 +421,12 @@ class SchedulerLab(Lab):
     Course: MB-6.
     """
 
-    title = "MB-6 · the scheduler follows updates, not microbatches"
-
     def __init__(self, accumulation_steps: int = 4, updates: int = 12, warmup: int = 2):
+        self.title = t("MB-6 · the scheduler follows updates, not microbatches")
         super().__init__(
             accumulation_steps=int_slider(accumulation_steps, 1, 8, "A"),
-            updates=int_slider(updates, 4, 30, "updates"),
-            warmup=int_slider(warmup, 0, 6, "warm-up"),
+            updates=int_slider(updates, 4, 30, t("updates")),
+            warmup=int_slider(warmup, 0, 6, t("warm-up")),
         )
 
     def compute(self, accumulation_steps: int, updates: int, warmup: int) -> SchedulerResult:
@@ -446,14 +455,15 @@ class SchedulerLab(Lab):
         return SchedulerResult(accumulation_steps, lr, expected, steps, str(verdict), verdict.fired)
 
     def render(self, r: SchedulerResult) -> None:
-        print(f"scheduler steps: {r.scheduler_steps}\n{r.verdict}")
+        names = {"per update": t("per update"), "per microbatch": t("per microbatch")}
+        steps = ", ".join(f"{names.get(k, k)}: {v}" for k, v in r.scheduler_steps.items())
+        print(t("scheduler steps: {steps}", steps=steps) + f"\n{r.verdict}")
         fig, ax = subplots(figsize=(6.5, 2.8))
-        for name, style in (("per update", "o-"), ("per microbatch", "s--")):
-            ax.plot(
-                range(1, len(r.lr[name]) + 1), r.lr[name], style, ms=4, label=f"scheduler {name}"
-            )
-        ax.set_xlabel("optimizer update")
-        ax.set_ylabel("learning rate used")
+        for name, style, label in (("per update", "o-", t("scheduler per update")),
+                                   ("per microbatch", "s--", t("scheduler per microbatch"))):
+            ax.plot(range(1, len(r.lr[name]) + 1), r.lr[name], style, ms=4, label=label)
+        ax.set_xlabel(t("optimizer update"))
+        ax.set_ylabel(t("learning rate used"))
         ax.set_title(f"A = {r.accumulation_steps}")
         ax.legend(fontsize=8)
         show_figure(fig, integer_x=True)

@@ -42,6 +42,7 @@ from gastudy.core.engine import model_inputs
 from gastudy.core.groups import make_groups
 from gastudy.core.loss import NORMALIZATIONS, mean_of_means, summed_loss, weighted_mean
 from gastudy.core.models import build_model
+from gastudy.course.i18n import t
 from gastudy.course.labs.updates import engine_gradient, total_norm
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
@@ -85,21 +86,20 @@ class WeightedMeanLab(Lab):
     Course: MB-3.
     """
 
-    title = "MB-3 · weighted mean vs mean of means"
-
     def __init__(
         self, count_a: int = 512, mean_a: float = 2.0, count_b: int = 1536, mean_b: float = 4.0
     ):
         import ipywidgets as w
 
+        self.title = t("MB-3 · weighted mean vs mean of means")
         super().__init__(
-            count_a=int_slider(count_a, 1, 4096, "items 1"),
+            count_a=int_slider(count_a, 1, 4096, t("items 1")),
             mean_a=w.FloatSlider(
-                value=mean_a, min=0.0, max=8.0, step=0.1, description="mean loss 1"
+                value=mean_a, min=0.0, max=8.0, step=0.1, description=t("mean loss 1")
             ),
-            count_b=int_slider(count_b, 1, 4096, "items 2"),
+            count_b=int_slider(count_b, 1, 4096, t("items 2")),
             mean_b=w.FloatSlider(
-                value=mean_b, min=0.0, max=8.0, step=0.1, description="mean loss 2"
+                value=mean_b, min=0.0, max=8.0, step=0.1, description=t("mean loss 2")
             ),
         )
 
@@ -127,10 +127,12 @@ class WeightedMeanLab(Lab):
                     "weight (mean of means)": 0.5,
                 }
                 for i, (n, m) in enumerate(zip(r.counts, r.means))
-            ]
+            ],
+            headers={"microbatch": t("microbatch"), "items": t("items"), "mean loss": t("mean loss"),
+                     "weight (tokens)": t("weight (tokens)"), "weight (mean of means)": t("weight (mean of means)")},
         )
         fig, ax = subplots(figsize=(6, 2.6))
-        names = ["weighted (Σ n·mean / Σ n)", "mean over all tokens", "mean of means"]
+        names = [t("weighted (Σ n·mean / Σ n)"), t("mean over all tokens"), t("mean of means")]
         ax.barh(
             names,
             [r.weighted, r.all_tokens, r.unweighted],
@@ -138,13 +140,28 @@ class WeightedMeanLab(Lab):
         )
         for y, v in enumerate([r.weighted, r.all_tokens, r.unweighted]):
             ax.text(v, y, f" {v:.4g}", va="center")
-        ax.set_xlabel("group loss (nats)")
-        ax.set_title(f"bias of the mean of means: {r.bias:+.4g}")
+        ax.set_xlabel(t("group loss (nats)"))
+        ax.set_title(t("bias of the mean of means: {bias}", bias=f"{r.bias:+.4g}"))
         show_figure(fig)
 
 
 # ------------------------------------------------------------------ GA-5: counting
 KINDS = ("causal, padded", "causal, packed (shift_labels)", "masked LM", "classification")
+
+
+def kind_name(kind: str) -> str:
+    """The name of task kind ``kind`` (one of :data:`KINDS`) in the current course language.
+    Course: GA-5."""
+    return {"causal, padded": t("causal, padded"), "causal, packed (shift_labels)": t("causal, packed (shift_labels)"),
+            "masked LM": t("masked LM"), "classification": t("classification")}.get(kind, kind)
+
+
+def mistake_name(mistake: str) -> str:
+    """A counting mistake's description (see :func:`count_case`) in the current course language.
+    Course: GA-5."""
+    return {"labels counted without the shift": t("labels counted without the shift"),
+            "the samples' labels counted without the shift": t("the samples' labels counted without the shift"),
+            }.get(mistake, mistake)
 
 
 def mask_tokens(
@@ -266,17 +283,16 @@ class CountingLab(Lab):
     Course: GA-5.
     """
 
-    title = "GA-5 · what counts as one supervised item"
-
     def __init__(self, kind: str = "causal, padded", supervise: str = "all", micro_batch: int = 8):
         import ipywidgets as w
 
+        self.title = t("GA-5 · what counts as one supervised item")
         super().__init__(
-            kind=w.Dropdown(options=list(KINDS), value=kind, description="kind"),
+            kind=w.Dropdown(options=[(kind_name(k), k) for k in KINDS], value=kind, description=t("kind")),
             supervise=w.Dropdown(
-                options=["all", "answer"], value=supervise, description="supervise"
+                options=[(t("all"), "all"), (t("answer"), "answer")], value=supervise, description=t("supervise")
             ),
-            micro_batch=int_slider(micro_batch, 1, 16, "rows"),
+            micro_batch=int_slider(micro_batch, 1, 16, t("rows")),
         )
 
     def compute(self, kind: str, supervise: str, micro_batch: int) -> CountingResult:
@@ -284,25 +300,23 @@ class CountingLab(Lab):
 
     def render(self, r: CountingResult) -> None:
         row = {
-            "kind": r.kind,
-            "rows": r.rows,
-            "right count": r.right,
-            "mistaken count": r.wrong,
-            "mistake": r.mistake,
-            "count error": f"{100 * r.relative_error:+.2f}%",
+            t("kind"): kind_name(r.kind),
+            t("rows"): r.rows,
+            t("right count"): r.right,
+            t("mistaken count"): r.wrong,
+            t("mistake"): mistake_name(r.mistake),
+            t("count error"): f"{100 * r.relative_error:+.2f}%",
         }
         if r.loss_right is not None:
-            row.update({"loss (right)": r.loss_right, "loss (mistaken)": r.loss_wrong})
+            row.update({t("loss (right)"): r.loss_right, t("loss (mistaken)"): r.loss_wrong})
         show_table([row])
         if r.padded_right is not None and r.kind.startswith("causal, packed"):
-            print(
-                f"the same samples padded count {r.padded_right} items after the shift; "
-                f"shift_labels count {r.right}"
-            )
+            print(t("the same samples padded count {padded} items after the shift; shift_labels count {right}",
+                    padded=r.padded_right, right=r.right))
         fig, ax = subplots(figsize=(5, 2.2))
-        ax.barh(["right", "mistaken"], [r.right, r.wrong], color=["tab:green", "tab:red"])
-        ax.set_xlabel("supervised items (the denominator)")
-        ax.set_title(f"{r.kind}: {r.wrong - r.right:+d} items")
+        ax.barh([t("right"), t("mistaken")], [r.right, r.wrong], color=["tab:green", "tab:red"])
+        ax.set_xlabel(t("supervised items (the denominator)"))
+        ax.set_title(t("{kind}: {diff} items", kind=kind_name(r.kind), diff=f"{r.wrong - r.right:+d}"))
         show_figure(fig)
 
 
@@ -331,8 +345,6 @@ class NormalizationLab(Lab):
     Course: GA-4.
     """
 
-    title = "GA-4 · tokens vs steps vs mean, against the big batch"
-
     def __init__(
         self,
         data: str = "variable lengths (tiny-gpt)",
@@ -341,8 +353,11 @@ class NormalizationLab(Lab):
     ):
         import ipywidgets as w
 
+        self.title = t("GA-4 · tokens vs steps vs mean, against the big batch")
+        names = {"variable lengths (tiny-gpt)": t("variable lengths (tiny-gpt)"),
+                 "equal counts (ln-mlp)": t("equal counts (ln-mlp)")}
         super().__init__(
-            data=w.Dropdown(options=list(DATA), value=data, description="data"),
+            data=w.Dropdown(options=[(names.get(k, k), k) for k in DATA], value=data, description=t("data")),
             micro_batch=int_slider(micro_batch, 1, 8, "m"),
             accumulation_steps=int_slider(accumulation_steps, 2, 8, "A"),
         )
@@ -366,12 +381,14 @@ class NormalizationLab(Lab):
         )
 
     def render(self, r: NormalizationResult) -> None:
-        print(f"supervised items per microbatch: {r.items}")
+        print(t("supervised items per microbatch: {items}", items=r.items))
         show_table(
             [
                 {"normalization": n, "relative gap": r.rel_diff[n], "equals big batch": r.passed[n]}
                 for n in r.rel_diff
-            ]
+            ],
+            headers={"normalization": t("normalization"), "relative gap": t("relative gap"),
+                     "equals big batch": t("equals big batch")},
         )
         fig, ax = subplots(figsize=(5, 2.6))
         names = list(r.rel_diff)
@@ -380,7 +397,7 @@ class NormalizationLab(Lab):
             [max(r.rel_diff[n], 1e-18) for n in names],
             color=["tab:green" if r.passed[n] else "tab:red" for n in names],
         )
-        ax.axhline(r.tolerance, color="k", ls=":", label=f"tolerance {r.tolerance:g}")
+        ax.axhline(r.tolerance, color="k", ls=":", label=t("tolerance {tol}", tol=f"{r.tolerance:g}"))
         ax.set_yscale("log")
         ax.set_ylabel("max |Δgrad| / max |grad|")
         ax.legend(fontsize=8)
@@ -413,16 +430,15 @@ class DoubleDivisionLab(Lab):
     Course: GA-6.
     """
 
-    title = "GA-6 · loss_is_scaled_for_ga: declared right or wrong"
-
     def __init__(self, declared: bool = False, accumulation_steps: int = 4):
         import ipywidgets as w
 
+        self.title = t("GA-6 · loss_is_scaled_for_ga: declared right or wrong")
         super().__init__(
             declared=w.Dropdown(
-                options=[("False (wrong here)", False), ("True (right)", True)],
+                options=[(t("False (wrong here)"), False), (t("True (right)"), True)],
                 value=declared,
-                description="declared",
+                description=t("declared"),
             ),
             accumulation_steps=int_slider(accumulation_steps, 2, 8, "A"),
         )
@@ -444,13 +460,14 @@ class DoubleDivisionLab(Lab):
         print(r.message)
         fig, ax = subplots(figsize=(5, 2.2))
         ax.barh(
-            ["gradient", "logged loss"],
+            [t("gradient"), t("logged loss")],
             [1 / r.k, 1 / r.loss_ratio],
             color="tab:red" if r.fired else "tab:green",
         )
         ax.axvline(1.0, color="k", ls="--")
-        ax.set_xlabel("size relative to the big batch")
-        ax.set_title(f"declared {r.declared}, A = {r.accumulation_steps}: gradient ÷ {r.k:.3g}")
+        ax.set_xlabel(t("size relative to the big batch"))
+        ax.set_title(t("declared {declared}, A = {A}: gradient ÷ {k}", declared=r.declared, A=r.accumulation_steps,
+                       k=f"{r.k:.3g}"))
         show_figure(fig)
 
 
@@ -507,9 +524,8 @@ class MeanOfMeansLab(Lab):
     Course: MB-3.
     """
 
-    title = "MB-3 · mean of means on real variable-length data"
-
     def __init__(self, micro_batch: int = 2, accumulation_steps: int = 4):
+        self.title = t("MB-3 · mean of means on real variable-length data")
         self._model: torch.nn.Module | None = None
         super().__init__(
             micro_batch=int_slider(micro_batch, 1, 8, "m"),
@@ -573,28 +589,29 @@ class MeanOfMeansLab(Lab):
         )
 
     def render(self, r: MeanOfMeansResult) -> None:
-        show_table(r.rows)
-        print(
-            f"mean |bias| = {r.mean_abs_bias:.4g} nats; "
-            f"gradient gap of a 'mean' update: {r.gradient_gap:.3g} "
-            f"(tokens: {r.tokens_gap:.3g}, tolerance {r.tolerance:g})\n{r.verdict}"
-        )
+        show_table(r.rows, headers={"group": t("group"), "items": t("items"), "token-weighted": t("token-weighted"),
+                                    "mean of means": t("mean of means"), "bias": t("bias"),
+                                    "gradient gap (mean)": t("gradient gap (mean)"),
+                                    "gradient gap (tokens)": t("gradient gap (tokens)")})
+        print(t("mean |bias| = {bias} nats; gradient gap of a 'mean' update: {gap} (tokens: {tokens_gap}, "
+                "tolerance {tol})", bias=f"{r.mean_abs_bias:.4g}", gap=f"{r.gradient_gap:.3g}",
+                tokens_gap=f"{r.tokens_gap:.3g}", tol=f"{r.tolerance:g}") + f"\n{r.verdict}")
         fig, (ax, gx) = subplots(1, 2, figsize=(10, 2.8))
         x = [row["group"] for row in r.rows]
-        ax.plot(x, [row["token-weighted"] for row in r.rows], "o-", label="token-weighted")
-        ax.plot(x, [row["mean of means"] for row in r.rows], "s--", label="mean of means")
-        ax.set_xlabel("held-out group")
-        ax.set_ylabel("group loss (nats)")
-        ax.set_title("the loss: a small bias", fontsize=9)
+        ax.plot(x, [row["token-weighted"] for row in r.rows], "o-", label=t("token-weighted"))
+        ax.plot(x, [row["mean of means"] for row in r.rows], "s--", label=t("mean of means"))
+        ax.set_xlabel(t("held-out group"))
+        ax.set_ylabel(t("group loss (nats)"))
+        ax.set_title(t("the loss: a small bias"), fontsize=9)
         ax.legend(fontsize=8)
         width = 0.4
         gx.bar([v - width / 2 for v in x], [100 * row["gradient gap (mean)"] for row in r.rows], width,
-               color="tab:orange", label="mean of means")
+               color="tab:orange", label=t("mean of means"))
         gx.bar([v + width / 2 for v in x], [100 * row["gradient gap (tokens)"] for row in r.rows], width,
-               color="tab:blue", label="tokens")
-        gx.set_xlabel("held-out group")
-        gx.set_ylabel("gradient gap to the big batch (%)")
-        gx.set_title("the update: a large gap", fontsize=9)
+               color="tab:blue", label=t("tokens"))
+        gx.set_xlabel(t("held-out group"))
+        gx.set_ylabel(t("gradient gap to the big batch (%)"))
+        gx.set_title(t("the update: a large gap"), fontsize=9)
         gx.legend(fontsize=8)
         show_figure(fig, integer_x=True)
 

@@ -27,6 +27,7 @@ from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import make_groups
 from gastudy.core.models import build_model
 from gastudy.core.precision import PRECISIONS, Precision, inject_overflow
+from gastudy.course.i18n import t
 from gastudy.course.labs.updates import parameter_snapshot
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
@@ -61,14 +62,13 @@ class PrecisionLab(Lab):
     Course: MB-5.
     """
 
-    title = "MB-5 · fp32, bf16 and fp16 (with a scaler) on this machine"
-
     def __init__(self, precision: str = "fp16"):
         import ipywidgets as w
 
+        self.title = t("MB-5 · fp32, bf16 and fp16 (with a scaler) on this machine")
         self._rows: list[dict[str, Any]] | None = None
         super().__init__(
-            precision=w.Dropdown(options=list(PRECISIONS), value=precision, description="precision")
+            precision=w.Dropdown(options=list(PRECISIONS), value=precision, description=t("precision"))
         )
 
     def compute(self, precision: str) -> PrecisionResult:
@@ -89,20 +89,19 @@ class PrecisionLab(Lab):
         return PrecisionResult(precision, self._rows)
 
     def render(self, r: PrecisionResult) -> None:
-        show_table(r.rows)
+        show_table(r.rows, headers={"precision": t("precision"), "logits dtype": t("logits dtype"),
+                                    "scaler": t("scaler"), "gap": t("gap"), "tolerance": t("tolerance"),
+                                    "passed": t("passed")})
         if not torch.cuda.is_available():
-            print(
-                "No GPU here: on a GPU the same code autocasts on 'cuda' and fp16/bf16 also "
-                "save memory "
-                "and time; on the CPU they only show the numerics."
-            )
+            print(t("No GPU here: on a GPU the same code autocasts on 'cuda' and fp16/bf16 also save memory "
+                    "and time; on the CPU they only show the numerics."))
         fig, ax = subplots(figsize=(5.5, 2.6))
         names = [row["precision"] for row in r.rows]
         ax.bar(
             names,
             [max(row["gap"], 1e-18) for row in r.rows],
             color=["tab:orange" if n == r.selected else "tab:gray" for n in names],
-            label="measured gap",
+            label=t("measured gap"),
         )
         ax.scatter(
             names,
@@ -110,10 +109,10 @@ class PrecisionLab(Lab):
             marker="_",
             s=800,
             color="k",
-            label="tolerance",
+            label=t("tolerance"),
         )
         ax.set_yscale("log")
-        ax.set_ylabel("gap to fp32 big batch")
+        ax.set_ylabel(t("gap to fp32 big batch"))
         ax.legend(fontsize=8)
         show_figure(fig)
 
@@ -193,13 +192,12 @@ class OverflowLab(Lab):
     Course: MB-5.
     """
 
-    title = "MB-5 · an injected overflow: skipped update and scale change"
-
     def __init__(self, updates: int = 6, overflow_at: int = 3, log2_scale: int = 16):
+        self.title = t("MB-5 · an injected overflow: skipped update and scale change")
         super().__init__(
-            updates=int_slider(updates, 2, 10, "updates"),
-            overflow_at=int_slider(overflow_at, 0, 10, "overflow at"),
-            log2_scale=int_slider(log2_scale, 4, 20, "log2 scale"),
+            updates=int_slider(updates, 2, 10, t("updates")),
+            overflow_at=int_slider(overflow_at, 0, 10, t("overflow at")),
+            log2_scale=int_slider(log2_scale, 4, 20, t("log2 scale")),
         )
 
     def compute(self, updates: int, overflow_at: int, log2_scale: int) -> OverflowResult:
@@ -217,21 +215,23 @@ class OverflowLab(Lab):
                 "parameters changed",
                 "lr",
             ],
+            headers={"update": t("update"), "overflow injected": t("overflow injected"),
+                     "scale used": t("scale used"), "scale after": t("scale after"), "applied": t("applied"),
+                     "parameters changed": t("parameters changed")},
         )
         c = r.counters
-        print(
-            f"attempted {c['updates_attempted']}, applied {c['updates_applied']}, scheduler steps "
-            f"{c['scheduler_steps']}, backward passes {c['backward_passes']}"
-        )
+        print(t("attempted {attempted}, applied {applied}, scheduler steps {scheduler}, backward passes {backward}",
+                attempted=c["updates_attempted"], applied=c["updates_applied"], scheduler=c["scheduler_steps"],
+                backward=c["backward_passes"]))
         fig, ax = subplots(figsize=(6.5, 2.6))
         x = [row["update"] for row in r.rows]
-        ax.step(x, [row["scale used"] for row in r.rows], where="mid", label="scale used")
+        ax.step(x, [row["scale used"] for row in r.rows], where="mid", label=t("scale used"))
         skipped = [row["update"] for row in r.rows if not row["applied"]]
         ax.scatter(
-            skipped, [r.row(u)["scale used"] for u in skipped], color="r", zorder=3, label="skipped"
+            skipped, [r.row(u)["scale used"] for u in skipped], color="r", zorder=3, label=t("skipped")
         )
         ax.set_yscale("log", base=2)
-        ax.set_xlabel("update")
+        ax.set_xlabel(t("update"))
         ax.legend(fontsize=8)
         show_figure(fig, integer_x=True)
 
@@ -267,11 +267,10 @@ class ClippingOrderLab(Lab):
     Course: MB-5.
     """
 
-    title = "MB-5 · clip the unscaled gradients"
-
     def __init__(self, max_norm: float = 1.0):
         import ipywidgets as w
 
+        self.title = t("MB-5 · clip the unscaled gradients")
         super().__init__(
             max_norm=w.FloatLogSlider(
                 value=max_norm, base=10, min=-2, max=1, step=0.25, description="max_norm"
@@ -308,18 +307,22 @@ class ClippingOrderLab(Lab):
         return ClippingResult(max_norm, true, applied, scale, str(verdict), verdict.fired)
 
     def render(self, r: ClippingResult) -> None:
+        loop_name = {"after unscale (right)": t("after unscale (right)"),
+                     "before unscale (wrong)": t("before unscale (wrong)")}
         show_table(
-            [{"loop": k, "applied gradient norm": v} for k, v in r.applied_norm.items()]
-            + [{"loop": "expected: min(true, max_norm)", "applied gradient norm": r.expected_right}]
+            [{"loop": loop_name.get(k, k), "applied gradient norm": v} for k, v in r.applied_norm.items()]
+            + [{"loop": t("expected: min(true, max_norm)"), "applied gradient norm": r.expected_right}],
+            headers={"loop": t("loop"), "applied gradient norm": t("applied gradient norm")},
         )
         print(r.verdict)
         fig, ax = subplots(figsize=(6, 2.4))
         names = list(r.applied_norm)
         ax.barh(
-            names, [max(r.applied_norm[n], 1e-12) for n in names], color=["tab:green", "tab:red"]
+            [loop_name.get(n, n) for n in names], [max(r.applied_norm[n], 1e-12) for n in names],
+            color=["tab:green", "tab:red"]
         )
-        ax.axvline(r.expected_right, color="k", ls="--", label="min(true norm, max_norm)")
+        ax.axvline(r.expected_right, color="k", ls="--", label=t("min(true norm, max_norm)"))
         ax.set_xscale("log")
-        ax.set_xlabel("norm of the gradient the optimizer used")
+        ax.set_xlabel(t("norm of the gradient the optimizer used"))
         ax.legend(fontsize=8)
         show_figure(fig)

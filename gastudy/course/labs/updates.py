@@ -33,6 +33,7 @@ from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import build_group, make_groups
 from gastudy.core.models import build_model
 from gastudy.core.plan import BatchPlan
+from gastudy.course.i18n import t
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 DTYPES = {"float64": (torch.float64, "fp64"), "float32": (torch.float32, "fp32")}
@@ -160,11 +161,10 @@ class StepDiagramLab(Lab):
     Course: GA-1, MB-1.
     """
 
-    title = "GA-1 · accumulate A microbatches of m, compare with one batch of m·A"
-
     def __init__(self, micro_batch: int = 8, accumulation_steps: int = 4, dtype: str = "float64"):
         import ipywidgets as w
 
+        self.title = t("GA-1 · accumulate A microbatches of m, compare with one batch of m·A")
         super().__init__(
             micro_batch=int_slider(micro_batch, 1, 16, "m"),
             accumulation_steps=int_slider(accumulation_steps, 1, 8, "A"),
@@ -211,25 +211,25 @@ class StepDiagramLab(Lab):
         )
 
     def render(self, r: StepDiagramResult) -> None:
-        show_table(r.rows)
-        print(
-            f"→ optimizer.step() with G1+…+G{r.accumulation_steps} (= one batch of "
-            f"{r.micro_batch * r.accumulation_steps}), then zero_grad().   "
-            f"max |Δ| = {r.max_abs_diff:.3g}, "
-            f"relative {r.max_rel_diff:.3g} (tolerance {r.tolerance:g} in {r.dtype}); parameters "
-            f"{'unchanged' if r.params_unchanged else 'CHANGED'} during the group"
-        )
+        show_table(r.rows, headers={"step": t("step"), "grads": t("grads"), "samples": t("samples"),
+                                    "items": t("items"), "items so far": t("items so far"), "norm": t("norm"),
+                                    "rel. gap to big batch": t("rel. gap to big batch")})
+        print(t("→ optimizer.step() with G1+…+G{A} (= one batch of {batch}), then zero_grad().   "
+                "max |Δ| = {abs_diff}, relative {rel_diff} (tolerance {tol} in {dtype}); parameters {state} "
+                "during the group", A=r.accumulation_steps, batch=r.micro_batch * r.accumulation_steps,
+                abs_diff=f"{r.max_abs_diff:.3g}", rel_diff=f"{r.max_rel_diff:.3g}", tol=f"{r.tolerance:g}",
+                dtype=r.dtype, state=t("unchanged") if r.params_unchanged else t("CHANGED")))
         fig, (a, b) = subplots(1, 2, figsize=(10, 3.2))
         steps = [row["step"] for row in r.rows]
         a.bar(steps, [row["norm"] for row in r.rows], color="tab:blue", label="‖G1+…+Gk‖")
-        a.axhline(r.big_batch_norm, color="k", ls="--", label="big batch")
-        a.set_xlabel("backward passes so far (k)")
-        a.set_title("gradient norm grows towards the big batch")
+        a.axhline(r.big_batch_norm, color="k", ls="--", label=t("big batch"))
+        a.set_xlabel(t("backward passes so far (k)"))
+        a.set_title(t("gradient norm grows towards the big batch"))
         a.legend(fontsize=8)
         b.semilogy(steps, [max(row["rel. gap to big batch"], 1e-18) for row in r.rows], "o-")
-        b.axhline(r.tolerance, color="r", ls=":", label=f"tolerance {r.tolerance:g}")
-        b.set_xlabel("backward passes so far (k)")
-        b.set_title("relative gap to the big-batch gradient")
+        b.axhline(r.tolerance, color="r", ls=":", label=t("tolerance {tol}", tol=f"{r.tolerance:g}"))
+        b.set_xlabel(t("backward passes so far (k)"))
+        b.set_title(t("relative gap to the big-batch gradient"))
         b.legend(fontsize=8)
         show_figure(fig, integer_x=True)
 
@@ -259,15 +259,14 @@ class ActivationMemoryLab(Lab):
     Course: GA-1.
     """
 
-    title = "GA-1 · activation memory of one microbatch: A×m splits of 32 samples"
-
     def __init__(self, split: str = "4×8", seq_len: int = 16):
         import ipywidgets as w
 
+        self.title = t("GA-1 · activation memory of one microbatch: A×m splits of 32 samples")
         self._cache: dict[int, dict[str, int]] = {}
         super().__init__(
             split=w.Dropdown(options=SPLITS, value=split, description="A×m"),
-            seq_len=int_slider(seq_len, 8, 32, "sequence", step=8),
+            seq_len=int_slider(seq_len, 8, 32, t("sequence"), step=8),
         )
 
     def compute(self, split: str, seq_len: int) -> ActivationMemoryResult:
@@ -292,13 +291,12 @@ class ActivationMemoryLab(Lab):
         names = list(r.bytes_by_split)
         kib = [r.bytes_by_split[n] / 1024 for n in names]
         ax.bar(names, kib, color=["tab:orange" if n == r.selected else "tab:gray" for n in names])
-        ax.set_xlabel("A × m (same 32 samples)")
-        ax.set_ylabel("KiB saved for backward")
-        ax.set_title(
-            f"sequence {r.seq_len}: {r.selected} keeps {format_bytes(r.bytes_by_split[r.selected])}"
-        )
+        ax.set_xlabel(t("A × m (same 32 samples)"))
+        ax.set_ylabel(t("KiB saved for backward"))
+        ax.set_title(t("sequence {seq_len}: {split} keeps {size}", seq_len=r.seq_len, split=r.selected,
+                       size=format_bytes(r.bytes_by_split[r.selected])))
         show_figure(fig)
-        print(f"1×32 keeps {r.ratio_1x32_to_4x8:.2f}× what 4×8 keeps per microbatch.")
+        print(t("1×32 keeps {ratio}× what 4×8 keeps per microbatch.", ratio=f"{r.ratio_1x32_to_4x8:.2f}"))
 
 
 # ------------------------------------------------------------------ GA-3: the two knobs
@@ -322,20 +320,19 @@ class KnobsLab(Lab):
     Course: GA-3.
     """
 
-    title = "GA-3 · the two knobs, and the groups they make"
-
     def __init__(
         self,
         per_device_train_batch_size: int = 8,
         gradient_accumulation_steps: int = 4,
         dataset_size: int = 100,
     ):
+        self.title = t("GA-3 · the two knobs, and the groups they make")
         super().__init__(
-            per_device_train_batch_size=int_slider(per_device_train_batch_size, 1, 32, "batch/dev"),
+            per_device_train_batch_size=int_slider(per_device_train_batch_size, 1, 32, t("batch/dev")),
             gradient_accumulation_steps=int_slider(
-                gradient_accumulation_steps, 1, 16, "acc. steps"
+                gradient_accumulation_steps, 1, 16, t("acc. steps")
             ),
-            dataset_size=int_slider(dataset_size, 10, 300, "samples", step=10),
+            dataset_size=int_slider(dataset_size, 10, 300, t("samples"), step=10),
         )
 
     def compute(
@@ -366,18 +363,19 @@ class KnobsLab(Lab):
                     "value": r.plan.accumulation_steps,
                 },
                 {
-                    "framework knob": "(derived) effective batch",
+                    "framework knob": t("(derived) effective batch"),
                     "gastudy": "BatchPlan.effective_batch",
                     "value": r.plan.effective_batch,
                 },
-            ]
+            ],
+            headers={"framework knob": t("framework knob"), "value": t("value")},
         )
         fig, ax = subplots(figsize=(7, 2.6))
         ax.bar(range(1, r.updates + 1), r.group_samples, color="tab:green")
         ax.axhline(r.plan.effective_batch, color="k", ls="--", label="m·A")
-        ax.set_xlabel("update")
-        ax.set_ylabel("samples in the update")
-        ax.set_title(f"{r.dataset_size} samples → {r.updates} updates")
+        ax.set_xlabel(t("update"))
+        ax.set_ylabel(t("samples in the update"))
+        ax.set_title(t("{samples} samples → {updates} updates", samples=r.dataset_size, updates=r.updates))
         ax.legend(fontsize=8)
         show_figure(fig, integer_x=True)
 
@@ -389,6 +387,13 @@ AXES = {
     "samples": "samples seen",
     "tokens": "supervised tokens seen",
 }
+
+
+def axis_label(axis: str) -> str:
+    """The label of x-axis ``axis`` (a key of :data:`AXES`) in the current course language.
+    Course: MB-1."""
+    return {"microbatches": t("microbatches (forward passes)"), "updates": t("optimizer updates"),
+            "samples": t("samples seen"), "tokens": t("supervised tokens seen")}[axis]
 
 
 @dataclass
@@ -465,15 +470,16 @@ class LoggingAxesLab(Lab):
     Course: MB-1.
     """
 
-    title = "MB-1 · one pair of runs, four x-axes"
-
     def __init__(self, axis: str = "updates", accumulation_steps: int = 8, micro_batch: int = 4):
         import ipywidgets as w
 
+        self.title = t("MB-1 · one pair of runs, four x-axes")
         self._runs: dict[tuple[int, int], AxisRun] = {}
+        names = {"microbatches": t("microbatches"), "updates": t("updates"), "samples": t("samples"),
+                 "tokens": t("tokens")}
         super().__init__(
-            axis=w.Dropdown(options=list(AXES), value=axis, description="x-axis"),
-            accumulation_steps=int_slider(accumulation_steps, 2, 16, "A (run 2)"),
+            axis=w.Dropdown(options=[(names[k], k) for k in AXES], value=axis, description=t("x-axis")),
+            accumulation_steps=int_slider(accumulation_steps, 2, 16, t("A (run 2)")),
             micro_batch=int_slider(micro_batch, 1, 8, "m"),
         )
 
@@ -491,9 +497,10 @@ class LoggingAxesLab(Lab):
         fig, ax = subplots(figsize=(7, 3))
         for run, style in zip(r.runs, ("o-", "s-")):
             ax.plot(run.axes[r.axis], run.loss, style, ms=3, label=run.label)
-        ax.set_xlabel(AXES[r.axis])
-        ax.set_ylabel("loss (token-weighted, per update)")
-        ax.set_title(f"x = {r.axis}: last x = {' vs '.join(map(str, r.final(r.axis)))}")
+        ax.set_xlabel(axis_label(r.axis))
+        ax.set_ylabel(t("loss (token-weighted, per update)"))
+        ax.set_title(t("x = {axis}: last x = {values}", axis=axis_label(r.axis),
+                       values=t(" vs ").join(map(str, r.final(r.axis)))))
         ax.legend(fontsize=8)
         show_figure(fig)
 
@@ -504,6 +511,13 @@ ZERO_GRAD_LOOPS = {
     "zero per microbatch": "zero_per_microbatch",
     "forget zero_grad": "forget_zero_grad",
 }
+
+
+def loop_name(loop: str) -> str:
+    """The name of loop ``loop`` (a key of :data:`ZERO_GRAD_LOOPS`) in the current course language.
+    Course: MB-1."""
+    return {"correct": t("correct"), "zero per microbatch": t("zero per microbatch"),
+            "forget zero_grad": t("forget zero_grad")}.get(loop, loop)
 
 
 @dataclass
@@ -557,17 +571,16 @@ class ZeroGradLab(Lab):
     Course: MB-1.
     """
 
-    title = "MB-1 · the two zero_grad mistakes, measured and named"
-
     def __init__(
         self, loop: str = "zero per microbatch", accumulation_steps: int = 4, updates: int = 3
     ):
         import ipywidgets as w
 
+        self.title = t("MB-1 · the two zero_grad mistakes, measured and named")
         super().__init__(
-            loop=w.Dropdown(options=list(ZERO_GRAD_LOOPS), value=loop, description="loop"),
+            loop=w.Dropdown(options=[(loop_name(k), k) for k in ZERO_GRAD_LOOPS], value=loop, description=t("loop")),
             accumulation_steps=int_slider(accumulation_steps, 2, 8, "A"),
-            updates=int_slider(updates, 2, 5, "updates"),
+            updates=int_slider(updates, 2, 5, t("updates")),
         )
 
     def compute(self, loop: str, accumulation_steps: int, updates: int) -> ZeroGradResult:
@@ -585,8 +598,8 @@ class ZeroGradLab(Lab):
 
     def render(self, r: ZeroGradResult) -> None:
         print(r.verdict)
-        print("gradient size at the step ÷ the big batch's: "
-              + ", ".join(f"{name} {r.mean_ratio(name):.2f}" for name in r.norm_ratio))
+        print(t("gradient size at the step ÷ the big batch's: {ratios}",
+                ratios=", ".join(f"{loop_name(name)} {r.mean_ratio(name):.2f}" for name in r.norm_ratio)))
         fig, ax = subplots(figsize=(6.5, 2.8))
         for name, gaps in r.gaps.items():
             ax.semilogy(
@@ -594,10 +607,10 @@ class ZeroGradLab(Lab):
                 [max(g, 1e-17) for g in gaps],
                 "o-",
                 lw=3 if name == r.loop else 1,
-                label=name,
+                label=loop_name(name),
             )
-        ax.axhline(r.tolerance, color="k", ls=":", label="tolerance")
-        ax.set_xlabel("update")
-        ax.set_ylabel("gap to the group's big batch")
+        ax.axhline(r.tolerance, color="k", ls=":", label=t("tolerance"))
+        ax.set_xlabel(t("update"))
+        ax.set_ylabel(t("gap to the group's big batch"))
         ax.legend(fontsize=8)
         show_figure(fig, integer_x=True)
