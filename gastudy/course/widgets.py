@@ -379,6 +379,11 @@ def show_figure(fig: Any, integer_x: bool = False) -> None:
     ``integer_x`` puts only whole-number ticks on every x-axis (counts of updates,
     microbatches, groups). The PNG is rendered here, in the calling thread, so the output
     does not depend on the notebook's matplotlib backend. Course: every lab's plots.
+
+    Arabic plot texts (titles, axes, legends under ``set_language("ar")``) are shaped and laid out
+    right to left by matplotlib itself: the pinned matplotlib (3.11, requirements/constraints.txt)
+    lays text out with libraqm, and DejaVu Sans, matplotlib's default font, has the Arabic glyphs.
+    Numbers stay Latin digits (the labs format them before translating).
     """
     import io
 
