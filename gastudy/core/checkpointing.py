@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -100,9 +101,14 @@ def _checkpoint(fn: Callable, args: tuple, kwargs: dict, offload: bool):
     return checkpoint(fn, *args, use_reentrant=False, **kwargs)
 
 
-@functools.lru_cache(maxsize=1)
 def _hf_layer_class() -> type | None:
-    """Hugging Face's marker class (``GradientCheckpointingLayer``) if transformers is installed."""
+    """Hugging Face's marker class (``GradientCheckpointingLayer``) once transformers is imported.
+
+    A model holding such layers exists only after ``transformers`` was imported, so until then
+    this is ``None`` without importing it (that import costs seconds in every worker process).
+    """
+    if "transformers" not in sys.modules:
+        return None
     try:
         from transformers.modeling_layers import GradientCheckpointingLayer
     except Exception:  # transformers absent, or a version without the class
