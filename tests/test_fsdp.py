@@ -1,7 +1,10 @@
 """Accumulation on sharded data parallel (FSDP2 ``fully_shard``), on real gloo processes (MB-7).
 
-Starting processes is the expensive part, so every 2-process measurement runs in ONE launch
-(the ``two_ranks`` fixture) and each test checks its part; one case runs on 3 processes.
+Starting processes is the expensive part (``import torch`` and FSDP2's imports, in every
+process), so every 2-process case is a task on ONE warm pool of 2 processes (the course's, which
+``test_measure_sharded_on_the_warm_pool`` then reuses): the ``two_ranks`` fixture runs each task
+the first time a test asks for it, so a failing task fails the tests that read it, with the
+failing rank's traceback, and no other. The CLI case starts its own 3 processes.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ from gastudy.parallel.fsdp import (
     check_shard_settings,
     engine_precision,
 )
-from gastudy.parallel.launch import launch_local
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]  # real processes
 
@@ -56,6 +58,7 @@ def mismatch_worker() -> dict:
     replicas = FSDPReplicas()
     replicas.wrap(build_model("tiny-gpt", seed=0))
     errors, seconds = {}, {}
+    protocol = isinstance(replicas, Replicas)
     for name, streams in {
         "accumulation": (MicrobatchStream(data, 2, replicas=2, rank=rank), 4 if rank == 0 else 3),
         "lengths": (MicrobatchStream(data if rank == 0 else AdditionDataset(16, seed=1), 2, replicas=2, rank=rank), 2),
@@ -66,7 +69,7 @@ def mismatch_worker() -> dict:
         except ReplicaMismatchError as e:
             errors[name] = str(e)
         seconds[name] = time.perf_counter() - t0
-    return {"errors": errors, "seconds": seconds, "collectives": replicas.counter.per_update()}
+    return {"errors": errors, "seconds": seconds, "collectives": replicas.counter.per_update(), "protocol": protocol}
 
 
 def overflow_worker() -> dict:
@@ -152,28 +155,51 @@ def resume_worker(folder: str) -> dict:
             "notes": notes, "sharding": summary["sharding"], "sync": summary["sync"]}
 
 
-def two_rank_suite(folder: str) -> dict:
-    """Every 2-process check, in one process group."""
+TASK_TIMEOUT_S = 110  # one pooled task (seconds); with the pool's start (≤ 120 s) within the test's 240 s
+
+
+def two_rank_tasks(folder: str) -> dict:
+    """Every 2-process case: name -> (worker, args, kwargs), run on both ranks of the pool."""
+    tasks = {f"{sync}-{precision}": (_verify, (), {"accumulation_steps": A, "precision": precision, "sync": sync})
+             for sync in ("deferred", "every") for precision in ("fp32", "bf16")}
     return {
-        "protocol": isinstance(FSDPReplicas(), Replicas),
-        "verify": {f"{sync}-{precision}": _verify(accumulation_steps=A, precision=precision, sync=sync)
-                   for sync in ("deferred", "every") for precision in ("fp32", "bf16")},
-        "fp16": _verify(accumulation_steps=2, precision="fp16", sync="deferred"),
-        "measure": measure_sharded_worker([("ddp", 4), ("deferred", 4), ("every", 4)], updates=1),
-        "checkpointed": measure_sharded_worker([("deferred", 4)], updates=1, checkpoint_every_n_layers=1)[0],
-        "mismatch": mismatch_worker(),
-        "failed_group": failed_group_worker(),
-        "overflow": overflow_worker(),
-        "resume": resume_worker(folder),
+        **tasks,
+        "fp16": (_verify, (), {"accumulation_steps": 2, "precision": "fp16", "sync": "deferred"}),
+        "measure": (measure_sharded_worker, ([("ddp", 4), ("deferred", 4), ("every", 4)],), {"updates": 1}),
+        "checkpointed": (measure_sharded_worker, ([("deferred", 4)],), {"updates": 1, "checkpoint_every_n_layers": 1}),
+        "mismatch": (mismatch_worker, (), {}),
+        "failed_group": (failed_group_worker, (), {}),
+        "overflow": (overflow_worker, (), {}),
+        "resume": (resume_worker, (folder,), {}),
     }
 
 
 @pytest.fixture(scope="module")
 def two_ranks(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("fsdp")
-    run = launch_local(two_rank_suite, 2, (str(folder),), timeout=200, pg_timeout=30)
-    assert run.ok, (run.failures, [e[-3000:] for e in run.stderr])
-    return run.results
+    """``two_ranks(name)``: task ``name``'s results by rank, run once on the course's warm pool of 2.
+
+    A task that fails raises its :class:`~gastudy.parallel.launch.WorkerError` (with the failing
+    rank's traceback) in every test that reads it; the next task starts a fresh pool.
+    """
+    from gastudy.course.demos.ddp import close_pool, run_on_replicas
+
+    tasks = two_rank_tasks(str(tmp_path_factory.mktemp("fsdp")))
+    done: dict[str, tuple[bool, object]] = {}
+
+    def results(name: str) -> list:
+        if name not in done:
+            fn, args, kwargs = tasks[name]
+            try:
+                done[name] = (True, run_on_replicas(fn, 2, *args, timeout=TASK_TIMEOUT_S, **kwargs))
+            except Exception as e:  # noqa: BLE001 - re-raised in each test that reads this task
+                done[name] = (False, e)
+        ok, value = done[name]
+        if not ok:
+            raise value
+        return value
+
+    yield results
+    close_pool()
 
 
 # --------------------------------------------------------------------------- no processes
@@ -190,12 +216,12 @@ def test_bad_settings_are_refused_before_anything_runs():
         FSDPReplicas()
 
 
-# --------------------------------------------------------------------------- 2 processes, one launch
+# --------------------------------------------------------------------------- 2 processes, one warm pool
 
 
 @pytest.mark.parametrize("case", ["deferred-fp32", "every-fp32", "deferred-bf16", "every-bf16"])
 def test_one_sharded_update_equals_the_big_batch(two_ranks, case):
-    r = two_ranks[0]["verify"][case]
+    r = two_ranks(case)[0]
     precision = case.split("-")[1]
     assert r["passed"], r["text"]
     assert r["max_rel_diff"] <= TOLERANCES[precision] == r["tolerance"]
@@ -210,45 +236,45 @@ def test_one_sharded_update_equals_the_big_batch(two_ranks, case):
 
 def test_reduce_scatters_per_update_deferred_once_every_A_times(two_ranks):
     modules = 4 + 1  # tiny-gpt's 4 marked blocks + the root
-    deferred, every = (two_ranks[0]["verify"][f"{s}-fp32"]["collectives"] for s in ("deferred", "every"))
+    deferred, every = (two_ranks(f"{s}-fp32")[0]["collectives"] for s in ("deferred", "every"))
     assert deferred["reduce_scatter"] == modules  # one gradient reduction per FSDP module per update
     assert every["reduce_scatter"] == A * modules
     assert every["reduce_scatter_bytes"] == A * deferred["reduce_scatter_bytes"]
     # all-gathers: every module in each forward, the resharded blocks again in each backward
     assert deferred["all_gather"] == every["all_gather"] == A * (modules + 4)
-    rows = {(r["backend"]): r for r in two_ranks[0]["measure"]}
+    rows = {(r["backend"]): r for r in two_ranks("measure")[0]}
     assert rows["deferred"]["reductions_per_update"] == modules
     assert rows["every"]["reductions_per_update"] == 4 * modules
     assert rows["ddp"]["all_gathers_per_update"] == 0 and rows["ddp"]["reductions_per_update"] >= 1
-    ranks = [[(r["reductions_per_update"], r["all_gathers_per_update"]) for r in res["measure"]] for res in two_ranks]
+    ranks = [[(r["reductions_per_update"], r["all_gathers_per_update"]) for r in res] for res in two_ranks("measure")]
     assert ranks[0] == ranks[1]  # every replica takes part in every collective
 
 
 def test_gradient_bytes_held_deferred_whole_every_one_shard(two_ranks):
-    rows = {r["backend"]: r for r in two_ranks[0]["measure"]}
+    rows = {r["backend"]: r for r in two_ranks("measure")[0]}
     full = rows["deferred"]["unsharded_gradient_bytes"]
     assert rows["ddp"]["peak_gradient_bytes"] == full  # DDP: the whole gradient on every replica
     assert rows["deferred"]["peak_gradient_bytes"] >= full  # unsharded gradients kept across the group
     assert rows["deferred"]["peak_gradient_bytes"] <= full * 1.05  # (+ shard padding)
     assert full / 2 <= rows["every"]["peak_gradient_bytes"] <= full / 2 * 1.05  # 1/D of it
-    assert two_ranks[0]["verify"]["every-fp32"]["peak_gradient_bytes"] * 2 == pytest.approx(
-        two_ranks[0]["verify"]["deferred-fp32"]["peak_gradient_bytes"], rel=0.05)
-    weights = {r["weights"] for res in two_ranks for r in res["measure"]}
+    assert two_ranks("every-fp32")[0]["peak_gradient_bytes"] * 2 == pytest.approx(
+        two_ranks("deferred-fp32")[0]["peak_gradient_bytes"], rel=0.05)
+    weights = {r["weights"] for res in two_ranks("measure") for r in res}
     assert max(weights) - min(weights) < 1e-4 * max(abs(w) for w in weights)  # DDP and both policies agree
 
 
 def test_checkpointing_enabled_before_sharding_gives_the_same_update(two_ranks):
-    plain = next(r for r in two_ranks[0]["measure"] if r["backend"] == "deferred")
-    checkpointed = two_ranks[0]["checkpointed"]  # every block checkpointed, then sharded
+    plain = next(r for r in two_ranks("measure")[0] if r["backend"] == "deferred")
+    checkpointed = two_ranks("checkpointed")[0][0]  # every block checkpointed, then sharded
     assert checkpointed["weights"] == pytest.approx(plain["weights"], rel=1e-9, abs=1e-9)
     assert checkpointed["reductions_per_update"] == plain["reductions_per_update"]
     assert (checkpointed["checkpointed_layers"], plain["checkpointed_layers"]) == (4, 0)
 
 
 def test_fp16_with_the_sharded_scaler(two_ranks):
-    r = two_ranks[0]["fp16"]
+    r = two_ranks("fp16")[0]
     assert r["passed"], r["text"]
-    overflow = [res["overflow"] for res in two_ranks]
+    overflow = two_ranks("overflow")
     assert [o["scaler"] for o in overflow] == ["ShardedGradScaler"] * 2
     assert [o["applied"] for o in overflow] == [False, False]  # the inf was in rank 0's shard only
     assert [o["changed"] for o in overflow] == [False, False]
@@ -257,21 +283,22 @@ def test_fp16_with_the_sharded_scaler(two_ranks):
 
 
 def test_a_mismatched_group_raises_on_every_rank(two_ranks):
-    m0, m1 = (res["mismatch"] for res in two_ranks)
+    m0, m1 = two_ranks("mismatch")
     assert set(m0["errors"]) == set(m1["errors"]) == {"accumulation", "lengths"}
     assert m0["errors"] == m1["errors"]  # the same decision, the same words, on every rank
     assert "[4, 3]" in m0["errors"]["accumulation"] and "ran out of data" in m0["errors"]["lengths"]
     assert m0["collectives"] == [] == m1["collectives"]  # raised before any gradient collective
+    assert m0["protocol"] and m1["protocol"]  # FSDPReplicas is a Replicas
 
 
 def test_a_failed_deferred_group_leaves_no_gradient_behind(two_ranks):
-    for res in two_ranks:
-        assert res["failed_group"]["held_after_failure"] == 0
-        assert res["failed_group"]["identical"]
+    for res in two_ranks("failed_group"):
+        assert res["held_after_failure"] == 0
+        assert res["identical"]
 
 
 def test_resume_from_a_sharded_checkpoint_is_bit_identical(two_ranks):
-    r0, r1 = (res["resume"] for res in two_ranks)
+    r0, r1 = two_ranks("resume")
     assert r0["identical"] and r1["identical"]
     assert r0["changed"]  # the interrupted run really stopped early
     assert r0["updates"] == [3, 1, 3] and r0["scheduler_steps"] == 3
@@ -317,16 +344,12 @@ def test_cli_verify_on_three_sharded_replicas(capsys):
 # --------------------------------------------------------------------------- the course's measurement
 
 
-def test_measure_sharded_on_the_warm_pool():
-    from gastudy.course.demos.ddp import close_pool
+def test_measure_sharded_on_the_warm_pool(two_ranks):  # the fixture's pool, warm if the tests above ran
     from gastudy.course.demos.fsdp import measure_sharded
 
     with pytest.raises(ValueError, match="unknown sync policy"):
         measure_sharded(2, "sometimes")
-    try:
-        out = measure_sharded(2, "every", updates=1)
-    finally:
-        close_pool()
+    out = measure_sharded(2, "every", updates=1)
     assert out["fsdp"]["backend"] == "every" and out["ddp"]["backend"] == "ddp"
     assert out["fsdp"]["reductions_per_update"] == 2 * 5  # A × (4 blocks + root)
     assert out["ratios"]["peak_gradient_bytes"] == pytest.approx(0.5, rel=0.05)  # 1/D of DDP's gradient
