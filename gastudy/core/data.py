@@ -160,6 +160,10 @@ def pad_collate(samples: Sequence[Sample], pad_token_id: int = PAD, padding_side
     mask = torch.zeros((B, T), dtype=torch.long)
     extra_keys = [k for k, v in samples[0].items() if k not in ("input_ids", "labels", "attention_mask", "sample_id")
                   and isinstance(v, torch.Tensor) and v.dim() == 1 and len(v) == len(tokens[0])]
+    lacking = [(r, k) for r, s in enumerate(samples) for k in extra_keys if k not in s]
+    if lacking:
+        raise ValueError(f"sample {lacking[0][0]} has no {lacking[0][1]!r} but sample 0 has: give every sample the "
+                         "same per-token inputs")
     extra = {k: torch.zeros((B, T), dtype=samples[0][k].dtype) for k in extra_keys}
     for r, s in enumerate(samples):
         n = len(tokens[r])
@@ -308,8 +312,9 @@ def concat_microbatches(microbatches: Sequence[Batch]) -> Batch:
     Padded batches are re-padded to the longest sequence, with the pad token they used and on
     their side (left when they were left-padded); packed batches are re-packed into one row.
     The packed first-position label is restored from ``labels`` so nothing is lost. Raises
-    ``ValueError`` for no microbatches or microbatches that mix formats (padded, packed,
-    fixed-size). Course: MB-8, MB-10.
+    ``ValueError`` for no microbatches, microbatches that mix formats (padded, packed,
+    fixed-size) or that carry different inputs (``attention_mask`` aside: without one a
+    batch is unpadded). Course: MB-8, MB-10.
     """
     if len(microbatches) == 0:
         raise ValueError("concat_microbatches got no microbatches")
@@ -317,6 +322,12 @@ def concat_microbatches(microbatches: Sequence[Batch]) -> Batch:
     if len(set(kinds)) > 1:
         raise ValueError(f"the microbatches mix formats ({', '.join(f'{k}: {kind}' for k, kind in enumerate(kinds))}): "
                          "one big batch needs one format — collate every microbatch the same way")
+    keys = [set(mb) - {"sample_ids", "attention_mask"} for mb in microbatches]  # no mask = nothing padded
+    odd = [k for k, ks in enumerate(keys) if ks != keys[0]]
+    if odd:
+        raise ValueError(f"microbatch {odd[0]} has the inputs {sorted(keys[odd[0]])} but microbatch 0 has "
+                         f"{sorted(keys[0])}: one big batch needs the same inputs in every microbatch — collate "
+                         "them the same way (e.g. token_type_ids in all or none)")
     sides = {padding_side_of(mb) for mb in microbatches} - {None}
     side = "left" if "left" in sides else "right"
     samples = [s for mb in microbatches for s in split_batch(mb)]

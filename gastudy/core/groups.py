@@ -97,8 +97,9 @@ def number_samples(batches: Iterable[Batch], first: int = 0, step: int = 1) -> I
 
     Raises ``TypeError`` for a batch that is not a dict or whose ``input_ids``, ``labels``,
     ``shift_labels``, ``attention_mask``, ``position_ids``, ``inputs`` or ``sample_ids`` is not a
-    tensor (a collator without ``return_tensors="pt"``), and ``ValueError`` when some batches of
-    the stream carry ``sample_ids`` and others do not (numbering only the latter by position
+    tensor (a collator without ``return_tensors="pt"``), and ``ValueError`` for a batch whose
+    ``sample_ids`` do not number its samples one each, or when some batches of the stream carry
+    ``sample_ids`` and others do not (numbering only the latter by position
     would give two samples the same id).
     """
     position, numbered = 0, None
@@ -117,6 +118,11 @@ def number_samples(batches: Iterable[Batch], first: int = 0, step: int = 1) -> I
                              "samples are numbered by stream position); a mix would give two samples the same id")
         numbered = has_ids
         if has_ids:
+            given = int(batch["sample_ids"].numel())
+            held = samples_in({key: v for key, v in batch.items() if key != "sample_ids"})
+            if given != held:
+                raise ValueError(f"batch {k} has {given} sample_ids for {held} samples: the collator must give "
+                                 "exactly one id per sample (or none, and the groups number them)")
             yield batch, False
             continue
         n = samples_in(batch)
