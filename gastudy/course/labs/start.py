@@ -182,7 +182,8 @@ _TERMS = {"group": "accumulation group", "update": "update (optimizer update)", 
 def term_label(term: str) -> str:
     """How glossary entry ``term`` is named in the current course language: the rendering of the
     four-language glossary with the English term beside it (``mikro yığın (microbatch)``), the
-    English term alone in English or for names that are code (``RSS``, ``every_n_layers``).
+    English term alone in English or for names that are code (``RSS``, ``every_n_layers``). A
+    rendering that already ends with an English word in parentheses gets the whole English term there.
     Course: 00_start_here (glossary)."""
     code = language()
     if code == "en":
@@ -192,7 +193,12 @@ def term_label(term: str) -> str:
     except KeyError:
         rendering = {"attempted update": t("attempted update"), "applied update": t("applied update"),
                      "gloo / NCCL": term, "RSS": term, "every_n_layers": term}[term]
-    return rendering if term.lower() in rendering.lower() else f"{rendering} ({term})"
+    if term.lower() in rendering.lower():
+        return rendering
+    head, _, tail = rendering.rpartition(" (")
+    if head and tail.endswith(")") and tail[:-1].isascii():  # "… (checkpointing)": the English part, in full
+        return f"{head} ({term})"
+    return f"{rendering} ({term})"
 
 
 def resolve(dotted: str) -> Any:
