@@ -75,3 +75,25 @@ def test_the_fused_finite_check_is_exact():
     half = torch.nn.Parameter(torch.zeros(3, dtype=torch.float64))
     half.grad = torch.tensor([1.0, float("nan"), 0.0], dtype=torch.float64)
     assert not gradients_finite([half])
+
+
+def test_the_engine_refuses_what_it_cannot_train_before_changing_anything():
+    model = tiny_gpt(torch.float32)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)
+    with pytest.raises(ValueError, match="ReduceLROnPlateau.*step\\(metric\\) yourself"):
+        Accumulator(model, opt, accumulation_steps=2, scheduler=plateau)
+    with pytest.raises(ValueError, match="no parameters"):
+        Accumulator(torch.nn.ReLU(), opt, accumulation_steps=2)
+    frozen = tiny_gpt(torch.float32).requires_grad_(False)
+    with pytest.raises(ValueError, match="frozen"):
+        Accumulator(frozen, torch.optim.SGD(frozen.parameters(), lr=0.1), accumulation_steps=2)
+    params = list(model.parameters())
+    with pytest.warns(UserWarning, match=f"holds 1 of the model's {len(params)} trainable parameters"):
+        Accumulator(model, torch.optim.SGD(params[:1], lr=0.1), accumulation_steps=2)
+    eng = Accumulator(model, opt, accumulation_steps=4)
+    before = copy.deepcopy(model.state_dict())
+    with pytest.raises(ValueError, match="built for A=2 but the engine runs A=4"):
+        eng.update(group_of(addition_microbatches(4, 2), accumulation_steps=2))
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    assert eng.counters.updates_attempted == 0

@@ -75,5 +75,7 @@ def test_train_cli_json_and_resume(tmp_path, capsys):
 
 
 def test_train_cli_rejects_bad_values(capsys):
-    assert main(["train", "--micro-batch", "0", "--json"]) == 2
-    assert "micro_batch" in json.loads(capsys.readouterr().out)["error"]
+    with pytest.raises(SystemExit) as e:  # refused while parsing: exit 2, one JSON object naming the flag
+        main(["train", "--micro-batch", "0", "--json"])
+    assert e.value.code == 2
+    assert "--micro-batch" in json.loads(capsys.readouterr().out)["error"]

@@ -15,7 +15,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gastudy.cli.options import add_engine_options, emit, fail, record_text, train_config
+from gastudy.cli.options import (
+    MAX_COUNT,
+    Parser,
+    add_engine_options,
+    emit,
+    fail,
+    nonempty,
+    real,
+    record_text,
+    train_config,
+    whole,
+)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -61,7 +72,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         run = train(train_config(args), resume=args.resume)
     except (ValueError, FileNotFoundError) as e:
         return fail(args, str(e))
+    except OSError as e:  # a disk that filled up during the run: the message says what is intact
+        return fail(args, str(e), code=1)
     emit(args, run.record.to_dict(), record_text(run.record.to_markdown(), run.record_paths))
+    if run.extra.get("interrupted"):
+        where = (f"checkpoint and partial record in {args.out}; continue with the same command and --resume"
+                 if args.out else "nothing was saved (no --out)")
+        print(f"gastudy: interrupted (SIGINT) at a group boundary after {run.record.updates_attempted} updates: "
+              f"{where}", file=sys.stderr)
+        return 130
     return 0
 
 
@@ -81,9 +100,14 @@ def cmd_lab(args: argparse.Namespace) -> int:
     command = [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={folder}", f"--port={args.port}",
                "--ServerApp.open_browser=" + ("False" if args.no_browser else "True"),
                "--ip=" + args.ip, *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])]
-    print("Starting JupyterLab on", folder, "— open the URL it prints (http://127.0.0.1:...).", flush=True)
+    if args.json:
+        emit(args, {"notebooks": str(folder), "command": command, "started": not args.dry_run}, "")
+        sys.stdout.flush()
+    else:
+        print("Starting JupyterLab on", folder, "— open the URL it prints (http://127.0.0.1:...).", flush=True)
     if args.dry_run:
-        print(" ".join(command))
+        if not args.json:
+            print(" ".join(command))
         return 0
     os.execv(sys.executable, command)
     return 0  # pragma: no cover
@@ -91,44 +115,50 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="gastudy", description=__doc__.splitlines()[0])
+    parser = Parser(prog="gastudy", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("plan", help="m × A × D from a target effective batch (MB-2)")
-    p.add_argument("--target", type=int, required=True, help="samples per update")
-    p.add_argument("--micro-batch", "-m", type=int, required=True)
-    p.add_argument("--replicas", "-D", type=int, default=1)
-    p.add_argument("--tensor-parallel", type=int, default=1, help="devices sharing one replica (not replicas)")
-    p.add_argument("--pipeline-parallel", type=int, default=1, help="pipeline stages of one replica (not replicas)")
+    p.add_argument("--target", type=whole(1, 10**12), required=True, help="samples per update")
+    p.add_argument("--micro-batch", "-m", type=whole(1, 10**12), required=True)
+    p.add_argument("--replicas", "-D", type=whole(1, 10**9), default=1)
+    p.add_argument("--tensor-parallel", type=whole(1, 10**6), default=1,
+                   help="devices sharing one replica (not replicas)")
+    p.add_argument("--pipeline-parallel", type=whole(1, 10**6), default=1,
+                   help="pipeline stages of one replica (not replicas)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser("verify", help="verify one update against the big batch (MB-10)")
     add_engine_options(p)
-    p.add_argument("--save", metavar="DIR", help="also write the run record (JSON and Markdown) here")
+    p.add_argument("--save", metavar="DIR", type=nonempty, help="also write the run record (JSON and Markdown) here")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("train", help="a short real training run that writes the run record (MB-10)")
     add_engine_options(p)
     p.set_defaults(micro_batch=4)
-    p.add_argument("--epochs", type=int, default=1)
-    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--epochs", type=whole(1, 10**4), default=1)
+    p.add_argument("--lr", type=real(0.0, maximum=1e3), default=3e-3)
     p.add_argument("--last-group", default="keep", choices=("keep", "drop"))
-    p.add_argument("--dataset-size", type=int, default=200)
-    p.add_argument("--clip", type=float, default=1.0, help="max gradient norm (0 = no clipping)")
-    p.add_argument("--stop-after-updates", type=int, default=None, help="interrupt after N updates")
-    p.add_argument("--checkpoint-every", type=int, default=0, help="checkpoint every N updates")
-    p.add_argument("--out", default=None, help="folder for the run record and checkpoint")
+    p.add_argument("--dataset-size", type=whole(1, MAX_COUNT), default=200)
+    p.add_argument("--clip", type=real(0.0, strict=False, maximum=1e6), default=1.0,
+                   help="max gradient norm (0 = no clipping)")
+    p.add_argument("--stop-after-updates", type=whole(1, 10**9), default=None, help="interrupt after N updates")
+    p.add_argument("--checkpoint-every", type=whole(0, 10**9), default=0,
+                   help="checkpoint every N updates (0: only at the end)")
+    p.add_argument("--out", type=nonempty, default=None, help="folder for the run record and checkpoint")
     p.add_argument("--resume", action="store_true", help="continue from <out>/checkpoint.pt")
+    p.add_argument("--overwrite", action="store_true", help="replace the run already in --out (default: refuse)")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="cuda: one GPU per replica")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("lab", help="open the course in JupyterLab (prints the URL)")
-    p.add_argument("--port", type=int, default=8888)
+    p.add_argument("--port", type=whole(1, 65535), default=8888)
     p.add_argument("--ip", default="127.0.0.1")
     p.add_argument("--no-browser", action="store_true")
     p.add_argument("--dry-run", action="store_true", help="print the command instead of starting")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the folder and the command)")
     p.set_defaults(func=cmd_lab)
 
     from gastudy.cli.check_loop import add_check_loop_parser
@@ -143,8 +173,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``gastudy`` and ``python -m gastudy``; returns the exit status."""
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    Parser.json_errors = "--json" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    finally:
+        Parser.json_errors = False
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,6 +11,7 @@ import json
 import re
 import sys
 
+from gastudy.cli.options import MAX_REPLICAS, fail, whole
 from gastudy.core.checkpointing import checkpointing
 from gastudy.memory.planner import plan_for_budget
 from gastudy.memory.saved import format_bytes, formula_check, saved_bytes
@@ -33,9 +34,12 @@ def parse_bytes(text: str) -> int:
     if not match or match.group(2).lower() not in _UNITS:
         raise argparse.ArgumentTypeError(f"cannot read {text!r} as bytes; write e.g. 200000000, 200MB or 512MiB")
     try:
-        return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+        value = float(match.group(1)) * _UNITS[match.group(2).lower()]
     except ValueError as err:
         raise argparse.ArgumentTypeError(f"cannot read {text!r} as bytes; write e.g. 200MB") from err
+    if not 1 <= value <= 2**60:  # inf, 0 and absurd budgets say so instead of failing later
+        raise argparse.ArgumentTypeError(f"must be from 1 B to 1 EiB, got {text!r}")
+    return int(value)
 
 
 def add_memory_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -45,18 +49,21 @@ def add_memory_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
                               "saved for backward, the checkpoint formula, and (with --budget) the largest "
                               "microbatch that fits.")
     p.add_argument("--model", default="tiny-gpt", help="course model name (default tiny-gpt)")
-    p.add_argument("--micro-batch", type=int, nargs="+", default=[4], metavar="M", help="one or more m")
-    p.add_argument("--accumulation-steps", type=int, default=2, metavar="A", help="A for the timeline")
-    p.add_argument("--groups", type=int, default=3, help="groups (updates) in the timeline")
-    p.add_argument("--every-n-layers", type=int, default=None, metavar="N", help="checkpoint layers 1, 1+N, …")
+    p.add_argument("--micro-batch", type=whole(1, 4096), nargs="+", default=[4], metavar="M", help="one or more m")
+    p.add_argument("--accumulation-steps", type=whole(1, 4096), default=2, metavar="A", help="A for the timeline")
+    p.add_argument("--groups", type=whole(1, 1000), default=3, help="groups (updates) in the timeline")
+    p.add_argument("--every-n-layers", type=whole(1, 1000), default=None, metavar="N",
+                   help="checkpoint layers 1, 1+N, …")
     p.add_argument("--offload", action="store_true", help="offload checkpointed activations (GPU only)")
     p.add_argument("--budget", type=parse_bytes, default=None, metavar="BYTES", help="memory budget, e.g. 300MB")
-    p.add_argument("--target", type=int, default=None, metavar="T", help="target effective batch for the plan")
-    p.add_argument("--replicas", type=int, default=1, metavar="D", help="data-parallel replicas for the plan")
+    p.add_argument("--target", type=whole(1, 10**6), default=None, metavar="T",
+                   help="target effective batch for the plan")
+    p.add_argument("--replicas", type=whole(1, MAX_REPLICAS), default=1, metavar="D",
+                   help="data-parallel replicas for the plan")
     p.add_argument("--device", default="cpu", help="cpu or cuda[:i]")
-    p.add_argument("--seq-len", type=int, default=32, help="tokens per sample (tiny-gpt)")
-    p.add_argument("--hidden", type=int, default=None, help="tiny-gpt width (default 256 for measurement)")
-    p.add_argument("--layers", type=int, default=None, help="tiny-gpt layers (default 4)")
+    p.add_argument("--seq-len", type=whole(2, 4096), default=32, help="tokens per sample (tiny-gpt)")
+    p.add_argument("--hidden", type=whole(1, 8192), default=None, help="tiny-gpt width (default 256 for measurement)")
+    p.add_argument("--layers", type=whole(1, 256), default=None, help="tiny-gpt layers (default 4)")
     p.add_argument("--optimizer", default="adamw", choices=["adamw", "sgd-momentum", "sgd"])
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(func=memory_command)
@@ -99,8 +106,7 @@ def memory_command(args: argparse.Namespace) -> int:
                                    optimizer=args.optimizer, model_kwargs=kwargs)
             out["plan"] = plan.to_dict()
     except (ValueError, TypeError, RuntimeError) as err:
-        print(f"gastudy memory: {err}", file=sys.stderr)
-        return 2
+        return fail(args, f"memory: {err}")
     if args.json:
         print(json.dumps(out))
     else:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from typing import Any
 
@@ -13,20 +15,92 @@ from gastudy.core.loss import NORMALIZATIONS
 from gastudy.core.models import MODEL_NAMES
 from gastudy.core.precision import PRECISIONS
 
+# Upper bounds of counts: far above what the course's data and a machine can hold, low enough
+# that a typo (10**12) is refused at once instead of looping or allocating for hours.
+MAX_COUNT = 10**6  # m, A, epochs, updates, dataset size
+MAX_REPLICAS = 1024
+MAX_SEED = 2**63 - 1
+MAX_SECONDS = 7 * 24 * 3600.0
+
+
+def is_rank0() -> bool:
+    """True outside ``torchrun`` and on its rank 0: the one process that prints the JSON object."""
+    return os.environ.get("RANK", "0") == "0"
+
 
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
-    """Print ``payload`` as one JSON object with ``--json``, else ``text``."""
-    print(json.dumps(payload) if getattr(args, "json", False) else text)
-
+    """Print ``payload`` as one JSON object with ``--json`` (rank 0 only), else ``text``."""
+    if getattr(args, "json", False):
+        if is_rank0():
+            print(json.dumps(payload))
+    else:
+        print(text)
 
 
 def fail(args: argparse.Namespace, message: str, code: int = 2) -> int:
-    """Report a usage error (JSON ``{"error": ..., "exit": code}`` with ``--json``) and return ``code``."""
-    if getattr(args, "json", False):
+    """Report an error and return ``code``: with ``--json`` one object ``{"error": ..., "exit":
+    code}`` on stdout (rank 0 only; other ranks write the text to stderr), else a line on stderr."""
+    if getattr(args, "json", False) and is_rank0():
         print(json.dumps({"error": message, "exit": code}))
     else:
         print(f"gastudy: error: {message}", file=sys.stderr)
     return code
+
+
+class Parser(argparse.ArgumentParser):
+    """``argparse`` whose usage errors follow ``--json``: one ``{"error", "exit": 2}`` object on
+    stdout instead of the usage text when the command line asks for JSON. Exit status 2."""
+
+    json_errors = False  # set by gastudy.cli.main.main for the command line being parsed
+
+    def error(self, message: str):  # noqa: D401 - argparse's hook
+        if Parser.json_errors:
+            if is_rank0():
+                print(json.dumps({"error": f"{self.prog}: {message}", "exit": 2}))
+            self.exit(2)
+        super().error(message)
+
+
+def whole(minimum: int = 1, maximum: int = MAX_COUNT):
+    """An ``argparse`` type: a whole number in [minimum, maximum] (argparse names the flag)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(str(text).strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {minimum} to {maximum}, "
+                                             f"got {text!r}") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"must be from {minimum} to {maximum}, got {value}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def real(minimum: float = 0.0, strict: bool = True, maximum: float = math.inf):
+    """An ``argparse`` type: a finite number > minimum (≥ with ``strict=False``), ≤ maximum."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(str(text).strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+        low = value > minimum if strict else value >= minimum
+        if not (math.isfinite(value) and low and value <= maximum):
+            bound = f"{'>' if strict else '≥'} {minimum:g}" + (f" and ≤ {maximum:g}" if math.isfinite(maximum) else "")
+            raise argparse.ArgumentTypeError(f"must be a finite number {bound}, got {text!r}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def nonempty(text: str) -> str:
+    """An ``argparse`` type: a path that is not empty."""
+    if not str(text).strip():
+        raise argparse.ArgumentTypeError("must not be empty: give a folder")
+    return str(text)
 
 
 
@@ -40,27 +114,28 @@ def train_config(args: argparse.Namespace):
         last_group=args.last_group, collate=args.collate, dataset_size=args.dataset_size, seed=args.seed,
         clip_grad_norm=args.clip if args.clip > 0 else None, stop_after_updates=args.stop_after_updates,
         checkpoint_every=args.checkpoint_every, out_dir=args.out, progress=not args.no_progress and not args.json,
-        device=args.device,
+        device=args.device, overwrite=getattr(args, "overwrite", False),
     )
 
 
 
 def add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default="tiny-gpt", choices=MODEL_NAMES)
-    p.add_argument("--micro-batch", "-m", type=int, default=2, help="m: samples per microbatch per replica")
-    p.add_argument("--accumulation-steps", "-A", type=int, default=4, help="A: microbatches per update")
+    p.add_argument("--micro-batch", "-m", type=whole(), default=2, help="m: samples per microbatch per replica")
+    p.add_argument("--accumulation-steps", "-A", type=whole(), default=4, help="A: microbatches per update")
     p.add_argument("--precision", default="fp32", choices=PRECISIONS)
     p.add_argument("--normalization", default="tokens", choices=NORMALIZATIONS)
     p.add_argument("--collate", default="padded", choices=("padded", "packed"))
-    p.add_argument("--replicas", "-D", type=int, default=1, help="D: data-parallel replicas (local processes)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--replicas", "-D", type=whole(1, MAX_REPLICAS), default=1,
+                   help="D: data-parallel replicas (local processes)")
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     dp = p.add_argument_group("data parallel (with --replicas N or under torchrun)")
     dp.add_argument("--sync-every-microbatch", dest="no_sync", action="store_false",
                     help="all-reduce after every microbatch instead of once per update (to measure no_sync)")
     dp.add_argument("--duplicates", default="raise", choices=("raise", "warn", "off"),
                     help="what to do when replicas process the same sample ids")
-    dp.add_argument("--dist-timeout", type=float, default=None, metavar="SECONDS",
+    dp.add_argument("--dist-timeout", type=real(0.0, maximum=MAX_SECONDS), default=None, metavar="SECONDS",
                     help="timeout of every collective (default $GASTUDY_DIST_TIMEOUT or 60)")
     dp.add_argument("--shard", action="store_true",
                     help="sharded data parallel (FSDP2 fully_shard) instead of DDP; needs D ≥ 2")

@@ -130,6 +130,13 @@ def train_replicas(args: argparse.Namespace) -> int:
         return fail(args, str(e))
     if (error := shard_error(args)) is not None:
         return fail(args, error)
+    if config.out_dir is not None:  # a bad or busy --out is refused before any process starts
+        from gastudy.run.train import check_out_dir
+
+        try:
+            check_out_dir(config.out_dir, getattr(args, "resume", False), config.overwrite)
+        except ValueError as e:
+            return fail(args, str(e))
     if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
         world = int(os.environ["WORLD_SIZE"])
         if args.replicas > 1 and args.replicas != world:

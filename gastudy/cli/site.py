@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 from typing import Any
+
+from gastudy.cli.options import emit, fail, nonempty, whole
 
 
 def add_site_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -14,10 +17,11 @@ def add_site_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Execute a copy of every course notebook and write an HTML site (index + one "
                     "page per notebook) readable without a kernel and without a network (it works "
                     "from file:// URLs). The notebooks are not modified.")
-    parser.add_argument("--out", default="_site", help="output folder (default: _site)")
-    parser.add_argument("--notebooks", default="notebooks", help="notebooks folder (default: notebooks)")
+    parser.add_argument("--out", type=nonempty, default="_site", help="output folder (default: _site)")
+    parser.add_argument("--notebooks", type=nonempty, default="notebooks", help="notebooks folder (default: notebooks)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="build only these notebooks (file stems)")
-    parser.add_argument("--timeout", type=int, default=300, help="seconds one cell may run (default: 300)")
+    parser.add_argument("--timeout", type=whole(1, 24 * 3600), default=300,
+                        help="seconds one cell may run (default: 300)")
     parser.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                         help="notebooks executed at once, one kernel each (default: half the CPUs, 1 to 4; "
                              "--jobs 1 gives the cleanest timings on the pages)")
@@ -25,15 +29,12 @@ def add_site_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="editions to build: en (the root of the site), tr, es, ar (each in its "
                              "folder, from notebooks/<code>/; every page gets a language switch). "
                              "Default: en")
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.set_defaults(func=site_command)
     return parser
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+_positive_int = whole(1, 64)
 
 
 def site_command(args: argparse.Namespace) -> int:
@@ -44,13 +45,21 @@ def site_command(args: argparse.Namespace) -> int:
     """
     from gastudy.course.site import SiteBuildError, build_site  # the course layer, only when asked
 
+    out_path = Path(args.out)
+    if out_path.exists() and not out_path.is_dir():
+        return fail(args, f"--out {out_path} is a file, not a folder: choose a folder for the site")
     t0 = time.perf_counter()
     try:
         out = build_site(args.out, args.notebooks, names=args.only, timeout=args.timeout,
                          jobs=getattr(args, "jobs", None), languages=getattr(args, "lang", None) or ["en"])
     except (SiteBuildError, FileNotFoundError, ValueError) as err:
+        if getattr(args, "json", False):
+            return fail(args, f"site: {err}", code=1)
         print(f"gastudy site: {err}")
         return 1
-    print(f"static edition written to {(out / 'index.html').resolve()} in {time.perf_counter() - t0:.0f} s")
+    index = (out / "index.html").resolve()
+    seconds = time.perf_counter() - t0
+    emit(args, {"index": str(index), "seconds": round(seconds, 1)},
+         f"static edition written to {index} in {seconds:.0f} s")
     return 0
 

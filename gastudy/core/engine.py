@@ -155,9 +155,11 @@ class Accumulator:
             division of GA-6.
         replicas: data-parallel replicas (default: one process).
 
-    Raises ``ValueError`` for a bad A, task, normalization or precision, a scheduler built on
-    another optimizer, an optimizer that holds none of the model's parameters, or a scaler
-    that does not match the precision or device; ``TypeError`` for replicas that do not
+    Raises ``ValueError`` for a bad A, task, normalization or precision, a model without
+    parameters or with every parameter frozen, a ``ReduceLROnPlateau`` scheduler (it steps on a
+    metric: step it yourself), a scheduler built on another optimizer, an optimizer that holds
+    none of the model's parameters, or a scaler that does not match the precision or device;
+    warns when the optimizer holds only some of the trainable parameters; ``TypeError`` for replicas that do not
     implement the :class:`~gastudy.core.replicas.Replicas` methods the update calls.
     """
 
@@ -179,15 +181,32 @@ class Accumulator:
     ):
         self.accumulation_steps = check_positive_int("accumulation_steps (A)", accumulation_steps)
         self.task, self.normalization = check_task(task), check_normalization(normalization)
-        first = next(model.parameters())
+        first = next(model.parameters(), None)
+        if first is None:
+            raise ValueError("the model has no parameters: there is nothing for an optimizer to update")
+        if not any(p.requires_grad for p in model.parameters()):
+            raise ValueError("every parameter of the model is frozen (requires_grad=False): unfreeze the ones to "
+                             "train before building the optimizer")
+        if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+            raise ValueError("ReduceLROnPlateau steps on a metric you measure, which the engine does not have: pass "
+                             "scheduler=None and call scheduler.step(metric) yourself after each evaluation")
         self.device, self.dtype = first.device, first.dtype
         self.precision = precision if isinstance(precision, Precision) else Precision(precision, self.device.type)
         if scheduler is not None and getattr(scheduler, "optimizer", optimizer) is not optimizer:
             raise ValueError("the scheduler was built on a different optimizer than the one given: "
                              "build it as Scheduler(optimizer, ...) with this optimizer")
         model_params = {id(p) for p in model.parameters()}
-        if not any(id(p) in model_params for g in optimizer.param_groups for p in g["params"]):
+        held = {id(p) for g in optimizer.param_groups for p in g["params"]} & model_params
+        if not held:
             raise ValueError("the optimizer holds none of the model's parameters: build it from model.parameters()")
+        trainable = [p for p in model.parameters() if p.requires_grad]
+        left_out = sum(id(p) not in held for p in trainable)
+        if left_out:
+            import warnings
+
+            warnings.warn(f"the optimizer holds {len(trainable) - left_out} of the model's {len(trainable)} trainable "
+                          f"parameters: the other {left_out} get gradients but are never updated (freeze them, or "
+                          "build the optimizer from model.parameters())", stacklevel=2)
         if clip_grad_norm is not None and not clip_grad_norm > 0:
             raise ValueError(f"clip_grad_norm must be > 0 (or None to disable), got {clip_grad_norm}")
         self.model, self.optimizer, self.scheduler = model, optimizer, scheduler
@@ -220,6 +239,10 @@ class Accumulator:
         if group.task != self.task:
             raise ValueError(f"group {group.index} was counted for task {group.task!r} but the engine trains "
                              f"{self.task!r}: build the groups with task={self.task!r}")
+        if group.accumulation_steps != self.accumulation_steps:
+            raise ValueError(f"group {group.index} was built for A={group.accumulation_steps} but the engine runs "
+                             f"A={self.accumulation_steps}: build the groups with accumulation_steps="
+                             f"{self.accumulation_steps}")
         check_fits(group, self.model)  # token ids and lengths the model can embed, before any forward
         denominator = self.replicas.group_denominator(group)  # known before the first backward
         if denominator == 0:

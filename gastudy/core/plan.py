@@ -74,6 +74,22 @@ class BatchPlan:
                 "per_replica": self.per_replica, "devices": self.devices}
 
 
+def divisors(n: int) -> list[int]:
+    """Every divisor of ``n`` ≥ 1, ascending, in O(√n) steps (a target of 10¹² answers at once).
+
+    Course: MB-2.
+    """
+    check_positive_int("n", n)
+    low, high, d = [], [], 1
+    while d * d <= n:
+        if n % d == 0:
+            low.append(d)
+            if d * d != n:
+                high.append(n // d)
+        d += 1
+    return low + high[::-1]
+
+
 def plan_from_target(
     target: int,
     micro_batch: int,
@@ -93,8 +109,9 @@ def plan_from_target(
         lower, upper = (target // step) * step, (target // step + 1) * step
         nearest = [t for t in (lower, upper) if t >= 1]
         per_replica, rem = divmod(target, replicas)
-        ms = [m for m in range(1, per_replica + 1) if per_replica % m == 0] if not rem else []
-        hint = f"; micro-batch sizes that divide it with D={replicas}: {ms}" if ms else (
+        ms = divisors(per_replica) if not rem else []
+        shown = ms if len(ms) <= 24 else [*ms[:12], "…", *ms[-12:]]
+        hint = f"; micro-batch sizes that divide it with D={replicas}: {shown}" if ms else (
             f"; {target} is not divisible by D={replicas} at all")
         raise PlanError(
             f"target {target} is not a multiple of m×D = {micro_batch}×{replicas} = {step}: "

@@ -112,8 +112,9 @@ def candidate_micro_batches(target_effective_batch: int, replicas: int = 1) -> l
     Raises :class:`~gastudy.core.plan.PlanError` when D does not divide the target (MB-2).
     """
     plan_from_target(target_effective_batch, 1, replicas)  # validates target and D
-    per_replica = target_effective_batch // replicas
-    return [m for m in range(1, per_replica + 1) if per_replica % m == 0]
+    from gastudy.core.plan import divisors
+
+    return divisors(target_effective_batch // replicas)
 
 
 def _as_measurement(value: PeakMeasurement | tuple[int, int]) -> tuple[int, int]:

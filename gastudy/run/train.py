@@ -9,8 +9,11 @@ The same function runs under ``torchrun``: pass data-parallel ``replicas``.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import signal
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -40,7 +43,100 @@ from gastudy.run.sharded import (
 
 # Settings that must match for a checkpoint to be resumed.
 RESUME_KEYS = ("model", "micro_batch", "accumulation_steps", "replicas", "precision", "normalization",
-               "last_group", "collate", "dataset_size", "seed", "epochs", "lr")
+               "last_group", "collate", "dataset_size", "seed", "epochs", "lr", "clip_grad_norm", "warmup_updates")
+RUN_FILES = ("run_record.json", "run_record.md")
+LOCK_FILE = ".gastudy-run.lock"
+
+
+def run_files(out: Path) -> list[Path]:
+    """What a run leaves in its folder: the record and every checkpoint (file or sharded folder)."""
+    return sorted({*[out / n for n in RUN_FILES if (out / n).exists()], *out.glob("checkpoint*")})
+
+
+def check_out_dir(out_dir: str | Path, resume: bool = False, overwrite: bool = False) -> Path:
+    """Validate ``--out`` before anything runs; create the folder; return it (course: MB-10).
+
+    Raises ``ValueError`` saying what to change when the path is empty, is a file or lies under
+    one, cannot be created or written, or already holds a run (its record or a checkpoint)
+    and neither ``resume`` nor ``overwrite`` was asked for.
+    """
+    if not str(out_dir).strip():
+        raise ValueError("--out is empty: give the folder for the run record and checkpoints")
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder: choose a folder for the run")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".gastudy-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise ValueError(f"--out {out} cannot be used ({e.strerror or e}): choose a folder you can write to") from None
+    existing = run_files(out)
+    if existing and not resume and not overwrite:
+        names = ", ".join(p.name for p in existing[:4])
+        raise ValueError(f"--out {out} already holds a run ({names}): add --resume to continue it, --overwrite to "
+                         "replace it, or choose another folder")
+    return out
+
+
+@contextlib.contextmanager
+def run_lock(out: Path):
+    """Hold ``<out>/.gastudy-run.lock`` while a run writes there (course: MB-10).
+
+    Raises ``ValueError`` when another live process holds it (two runs on one folder would
+    overwrite each other's checkpoints); a lock left by a dead process is taken over.
+    """
+    lock = out / LOCK_FILE
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                holder = int(lock.read_text().strip() or 0)
+            except (OSError, ValueError):
+                holder = 0
+            if holder and holder != os.getpid() and _pid_alive(holder):
+                raise ValueError(f"--out {out} is in use by another run (process {holder}): wait for it to end or "
+                                 "choose another folder") from None
+            lock.unlink(missing_ok=True)  # stale: its process is gone
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        break
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def stop_on_sigint(flag: threading.Event):
+    """While inside, the first Ctrl-C (SIGINT) sets ``flag`` (the loop stops at the next group
+    boundary); a second one interrupts at once. Only in the main thread; a no-op elsewhere."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        flag.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # a second Ctrl-C stops at once
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @dataclass
@@ -70,6 +166,7 @@ class TrainConfig:
     out_dir: str | None = None
     progress: bool = True
     device: str = "cpu"
+    overwrite: bool = False
 
     def validate(self) -> TrainConfig:
         """Raise ``ValueError`` naming the bad field before anything runs; return self."""
@@ -131,10 +228,39 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
     """Train ``config.model`` on generated data and return a :class:`TrainRun` (course: MB-10).
 
     With ``resume=True`` the run continues from ``<out_dir>/checkpoint.pt`` (written by an
-    earlier run of the same configuration) at the exact data position it stopped. Raises
-    ``ValueError`` for bad settings and when resuming a checkpoint of another configuration.
+    earlier run of the same configuration) at the exact data position it stopped. ``out_dir``
+    is checked before anything runs (:func:`check_out_dir`: a folder holding a run is reused
+    only with ``resume`` or ``config.overwrite``) and locked while the run writes
+    (:func:`run_lock`, rank 0). A first Ctrl-C stops at the next group boundary: the checkpoint
+    and a partial record are written and ``extra["interrupted"]`` is ``"SIGINT"``. Raises
+    ``ValueError`` for bad settings, a bad or busy ``out_dir``, a finished run asked to resume,
+    and a checkpoint of another configuration
+    (:class:`~gastudy.run.resume.CheckpointError` for an unreadable or altered one).
     """
     config.validate()
+    replicas = replicas or SingleReplica()
+    if config.out_dir is not None:
+        out = check_out_dir(config.out_dir, resume, config.overwrite)
+        if replicas.rank == 0:
+            with run_lock(out):
+                if config.overwrite and not resume:
+                    for old in run_files(out):
+                        _remove(old)
+                return _train(config, resume, replicas)
+    return _train(config, resume, replicas)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        import shutil
+
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
+    """The body of :func:`train` (``out_dir`` checked and locked)."""
     replicas = replicas or SingleReplica()
     task = task_of(config.model)
     torch.manual_seed(config.seed)
@@ -161,14 +287,22 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
     ckpt_path = out / (SHARDED_CHECKPOINT if sharded else f"checkpoint-rank{replicas.rank}.pt" if replicas.size > 1
                        else "checkpoint.pt") if out else None
     position = {"epoch": 0, "microbatch": 0, "group": 0}
+    partials: list[dict[str, Any]] = []
     if resume:
         if ckpt_path is None:
             raise ValueError("resume needs out_dir: the folder where the interrupted run wrote checkpoint.pt")
-        position = (restore_sharded(engine, ckpt_path, run_key) if sharded
-                    else restore(engine, load_checkpoint(ckpt_path), run_key))
+        if sharded:
+            position = restore_sharded(engine, ckpt_path, run_key)
+        else:
+            state = load_checkpoint(ckpt_path)
+            position = restore(engine, state, run_key)
+            partials = list((state.get("extra") or {}).get("partials", []))  # earlier epochs' short groups
+        if position["epoch"] >= config.epochs:
+            raise ValueError(f"the run in {config.out_dir} is finished ({config.epochs} epoch(s), "
+                             f"{engine.counters.updates_attempted} updates): nothing to resume; raise --epochs "
+                             "in a new --out, or --overwrite to train again")
 
     results: list[UpdateResult] = []
-    partials: list[dict[str, Any]] = []
     bar = None
     if config.progress and replicas.rank == 0:
         from tqdm.auto import tqdm
@@ -179,6 +313,11 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
         probe.reset_peak()  # the record's peaks belong to this run's updates
     started = time.perf_counter()
     stopped = False
+    next_position = dict(position)
+    interrupt = threading.Event()
+    # one process: Ctrl-C stops at the next boundary (with D processes, the launcher stops them all)
+    sigint = stop_on_sigint(interrupt) if replicas.size == 1 else contextlib.nullcontext()
+    sigint.__enter__()
     for epoch in range(position["epoch"], config.epochs):
         start_mb = position["microbatch"] if epoch == position["epoch"] else 0
         groups = replicas.group_stream(stream.microbatches(epoch, start=start_mb), config.accumulation_steps,
@@ -192,8 +331,11 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
             next_position = {"epoch": epoch, "microbatch": start_mb, "group": group.index + 1}
             done = engine.counters.updates_attempted
             if ckpt_path and config.checkpoint_every and done % config.checkpoint_every == 0:
-                save(ckpt_path, engine, next_position, run_key)
+                _save(save, ckpt_path, engine, next_position, run_key, partials, sharded)
             if config.stop_after_updates is not None and done >= config.stop_after_updates:
+                stopped = True
+                break
+            if interrupt.is_set():  # Ctrl-C: stop here, at a group boundary
                 stopped = True
                 break
         if groups.partial is not None:
@@ -201,23 +343,31 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
         if stopped:
             break
         position = {"epoch": epoch + 1, "microbatch": 0, "group": 0}
+    sigint.__exit__(None, None, None)
     if bar is not None:
         bar.close()
     if ckpt_path:
         final_position = next_position if stopped else {"epoch": config.epochs, "microbatch": 0, "group": 0}
         if results:
-            save(ckpt_path, engine, final_position, run_key)
+            _save(save, ckpt_path, engine, final_position, run_key, partials, sharded)
 
     c = engine.counters
     per_replica = replicas.gather({"rank": replicas.rank, "samples": c.samples, "supervised_tokens": c.supervised_tokens,
                                    "microbatches": c.microbatches,
-                                   "last_loss": results[-1].loss if results else None})
+                                   "last_loss": results[-1].loss if results else None,
+                                   "largest_update": max((u.samples for u in results), default=0)})
     last_losses = [r.pop("last_loss") for r in per_replica]
+    configured = config.micro_batch * config.accumulation_steps * replicas.size
+    largest = sum(r.pop("largest_update") for r in per_replica)  # groups line up across replicas
+    data_notes = []
+    if results and largest < configured:  # m×A×D is more than the data holds: say what was processed
+        data_notes = [f"the data filled no full update: m×A×D = {configured} samples were asked for, the "
+                      f"largest update used {largest} (effective_batch states what was processed)"]
     # every replica reports the same group loss (UpdateResult.loss), so their mean is that loss
     final_loss = sum(last_losses) / replicas.size if results and None not in last_losses else None
     record = RunRecord(
         model=config.model, task=task, micro_batch=config.micro_batch, accumulation_steps=config.accumulation_steps,
-        replicas=replicas.size, effective_batch=config.micro_batch * config.accumulation_steps * replicas.size,
+        replicas=replicas.size, effective_batch=min(configured, largest) if results else configured,
         precision=config.precision, normalization=config.normalization, last_group_policy=config.last_group,
         updates_attempted=c.updates_attempted, updates_applied=c.updates_applied, scheduler_steps=c.scheduler_steps,
         microbatches=sum(r["microbatches"] for r in per_replica), samples=sum(r["samples"] for r in per_replica),
@@ -227,7 +377,22 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
         per_replica=per_replica, peak_memory_bytes={name: int(p.peak_bytes()) for name, p in probes.items()},
         final_loss=final_loss,
         seconds=round(time.perf_counter() - started, 3), seed=config.seed, device=str(engine.device),
-        notes=[f"interrupted after {c.updates_attempted} updates (resume with --resume)"] if stopped else [],
+        notes=[f"interrupted after {c.updates_attempted} updates"
+               + (" by SIGINT" if interrupt.is_set() else "")
+               + (" (resume with --resume)" if ckpt_path else " (no --out: nothing to resume from)")]
+        * bool(stopped) + data_notes,
     )
     paths = record.save(out) if out and replicas.rank == 0 else None
-    return TrainRun(record, results, model, ckpt_path, paths)
+    run = TrainRun(record, results, model, ckpt_path, paths)
+    if stopped and interrupt.is_set():
+        run.extra["interrupted"] = "SIGINT"
+    return run
+
+
+def _save(save, path, engine, position, run_key, partials, sharded) -> None:
+    """A checkpoint with the record's short groups so far (a resumed record keeps them)."""
+    if sharded:
+        save(path, engine, position, run_key)
+    else:
+        save(path, engine, position, run_key, extra={"partials": list(partials)})
+

@@ -1,0 +1,120 @@
+"""Bad input → exit 2, one message naming the flag, no traceback, nothing written (issue 13).
+
+Every numeric or path flag of every command × {0, negative, float, string, huge, empty}, minus
+the values that are valid for that flag. The table runs the CLI's ``main()`` in-process (the
+flags are refused while parsing, before anything is imported or written), so it takes seconds;
+a few cases go through the real entry point as a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gastudy.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+KINDS = {"zero": "0", "negative": "-3", "float": "2.5", "string": "abc", "huge": "1" + "0" * 24, "empty": ""}
+
+# command prefix (valid apart from the flag under test), flag, the kinds that are valid for it
+FLAGS = [
+    (["plan", "--micro-batch", "2"], "--target", set()),
+    (["plan", "--target", "8"], "--micro-batch", set()),
+    (["plan", "--target", "8", "-m", "2"], "--replicas", set()),
+    (["plan", "--target", "8", "-m", "2"], "--tensor-parallel", set()),
+    (["plan", "--target", "8", "-m", "2"], "--pipeline-parallel", set()),
+    *[([cmd], flag, valid) for cmd in ("verify", "train") for flag, valid in [
+        ("--micro-batch", set()), ("-m", set()), ("--accumulation-steps", set()), ("-A", set()),
+        ("--replicas", set()), ("-D", set()), ("--seed", {"zero"}), ("--dist-timeout", {"float"})]],
+    (["verify"], "--save", {"zero", "negative", "float", "string", "huge"}),
+    (["train"], "--epochs", set()),
+    (["train"], "--lr", {"float"}),
+    (["train"], "--dataset-size", set()),
+    (["train"], "--clip", {"zero", "float"}),
+    (["train"], "--stop-after-updates", set()),
+    (["train"], "--checkpoint-every", {"zero"}),
+    (["train"], "--out", {"zero", "negative", "float", "string", "huge"}),
+    (["lab", "--dry-run"], "--port", set()),
+    (["memory"], "--micro-batch", set()),
+    (["memory"], "--accumulation-steps", set()),
+    (["memory"], "--groups", set()),
+    (["memory"], "--every-n-layers", set()),
+    (["memory"], "--budget", {"float"}),
+    (["memory"], "--target", set()),
+    (["memory"], "--replicas", set()),
+    (["memory"], "--seq-len", set()),
+    (["memory"], "--hidden", set()),
+    (["memory"], "--layers", set()),
+    (["site"], "--timeout", set()),
+    (["site"], "--jobs", set()),
+    (["site"], "--out", {"zero", "negative", "float", "string", "huge"}),
+    (["site"], "--notebooks", {"zero", "negative", "float", "string", "huge"}),
+]
+CASES = [pytest.param(prefix, flag, kind, id=f"{prefix[0]}{flag}={kind}")
+         for prefix, flag, valid in FLAGS for kind in KINDS if kind not in valid]
+
+
+@pytest.fixture
+def in_empty_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("prefix,flag,kind", CASES)
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_every_flag_refuses_nonsense(prefix, flag, kind, as_json, in_empty_folder, capsys):
+    argv = [*prefix, flag, KINDS[kind], *(["--json"] if as_json else [])]
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert e.value.code == 2
+    assert "Traceback" not in out + err
+    if as_json:  # exactly one JSON object on stdout, naming the flag
+        payload = json.loads(out)
+        assert payload["exit"] == 2 and flag in payload["error"], payload
+    else:
+        assert out == "" and flag in err, err
+    assert list(in_empty_folder.iterdir()) == []  # nothing written
+
+
+def test_the_table_covers_every_flag_that_takes_a_value():
+    """A new flag with a parsed value (number, size, path) must join the table."""
+    from gastudy.cli.main import build_parser
+
+    covered = {(prefix[0], flag) for prefix, flag, _ in FLAGS}
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    missing = []
+    for name, parser in sub.choices.items():
+        for action in parser._actions:
+            takes_value = action.nargs != 0 and action.option_strings and action.type is not None
+            ours = takes_value and action.dest != "help" and name not in ("check-loop", "editions")
+            if ours and not any((name, s) in covered for s in action.option_strings):
+                missing.append(f"{name} {action.option_strings[0]}")
+    assert missing == [], f"flags without a bad-input row: {missing}"
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["train", "--replicas", "0"], "--replicas"),
+    (["verify", "-A", "1000000000000", "--json"], "--accumulation-steps"),
+    (["plan", "--target", "1000000000001", "--micro-batch", "2"], "--target"),
+])
+def test_the_real_entry_point_says_the_same(argv, flag, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "gastudy", *argv], capture_output=True, text=True, timeout=120,
+                          env=env, cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    text = json.loads(proc.stdout)["error"] if "--json" in argv else proc.stderr
+    assert flag in text and list(tmp_path.iterdir()) == []
+
+
+def test_huge_values_that_are_allowed_answer_at_once(capsys):
+    """Divisors in O(√n): a target of 10¹² with a microbatch that does not divide it answers at once."""
+    assert main(["plan", "--target", str(10**12), "--micro-batch", "7", "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert "nearest valid targets are 999999999999 or 1000000000006" in error
+    assert "1, 2, 4, 5, 8" in error and "…" in error and error.endswith("1000000000000]")  # 169 divisors, elided
