@@ -252,7 +252,8 @@ def _worker(payload: dict[str, Any]) -> Any:
 def _launcher_quiet_and_restored():
     """PyTorch's launcher logs every step and installs signal handlers it never removes:
     silence it below ERROR, and put the caller's handlers and environment back afterwards."""
-    loggers = [logging.getLogger(n) for n in ("torch.distributed.elastic", "torch.distributed.launcher")]
+    loggers = [logging.getLogger(n) for n in ("torch.distributed.elastic", "torch.distributed.launcher",
+                                              "torch.multiprocessing.spawn")]
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.setLevel(logging.CRITICAL)
