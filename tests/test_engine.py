@@ -229,6 +229,9 @@ def test_denominator_is_known_before_the_first_forward():
         def group_loss(self, total):
             return total
 
+        def all_replicas(self, ok):
+            return ok
+
     model = tiny_gpt()
     model.register_forward_pre_hook(lambda *a: events.append(("forward",)))
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -383,5 +386,5 @@ def test_replicas_without_the_loss_methods_are_refused_before_anything_runs():
             return __import__("contextlib").nullcontext()
 
     model = tiny_gpt()
-    with pytest.raises(TypeError, match="lack carry_loss, group_loss"):
+    with pytest.raises(TypeError, match="lack carry_loss, group_loss, all_replicas"):
         Accumulator(model, torch.optim.SGD(model.parameters(), lr=0.1), accumulation_steps=2, replicas=Old())

@@ -96,6 +96,29 @@ def overflow_worker() -> dict:
             "scaler": type(engine.precision.scaler).__name__}
 
 
+def nonfinite_shard_worker() -> dict:
+    """fp32, no scaler, clipping off: an inf in rank 0's gradient shard only is refused on BOTH ranks
+    (each checks its own shard; ``FSDPReplicas.all_replicas`` makes them agree), nothing changes."""
+    from gastudy.core.engine import NonFiniteLossError
+
+    rank = dist.get_rank()
+    replicas = FSDPReplicas()
+    net = replicas.wrap(build_model("tiny-gpt", seed=0))
+    engine = Accumulator(net, torch.optim.SGD(net.parameters(), lr=1e-2), accumulation_steps=2, replicas=replicas)
+    first = next(iter(net.parameters()))
+    first.register_post_accumulate_grad_hook(
+        lambda p: p.grad.to_local().view(-1)[0].fill_(float("inf")) if rank == 0 else None)
+    before = [p.to_local().clone() for p in net.parameters()]
+    group = next(iter(replicas.group_stream(controlled_microbatches("tiny-gpt", 2, 2, replicas=2, rank=rank), 2)))
+    try:
+        engine.update(group)
+        refused = ""
+    except NonFiniteLossError as e:
+        refused = str(e)
+    changed = any(not torch.equal(b, p.to_local()) for b, p in zip(before, net.parameters()))
+    return {"refused": refused, "changed": changed, "applied": engine.counters.updates_applied}
+
+
 def failed_group_worker() -> dict:
     """A deferred group that fails on its 2nd microbatch leaves no unsharded gradient behind: the next
     group's update equals that group alone on fresh replicas."""
@@ -169,6 +192,7 @@ def two_rank_tasks(folder: str) -> dict:
         "checkpointed": (measure_sharded_worker, ([("deferred", 4)],), {"updates": 1, "checkpoint_every_n_layers": 1}),
         "mismatch": (mismatch_worker, (), {}),
         "failed_group": (failed_group_worker, (), {}),
+        "nonfinite_shard": (nonfinite_shard_worker, (), {}),
         "overflow": (overflow_worker, (), {}),
         "resume": (resume_worker, (folder,), {}),
     }
@@ -280,6 +304,12 @@ def test_fp16_with_the_sharded_scaler(two_ranks):
     assert [o["changed"] for o in overflow] == [False, False]
     assert all(o["scale_after"] == o["scale_before"] / 2 for o in overflow)
     assert all(o["counters"]["updates_attempted"] == 1 and o["counters"]["updates_applied"] == 0 for o in overflow)
+
+
+def test_an_inf_in_one_rank_shard_is_refused_on_every_rank(two_ranks):
+    for rank, r in enumerate(two_ranks("nonfinite_shard")):
+        assert "inf/NaN behind a finite loss" in r["refused"], (rank, r)
+        assert not r["changed"] and r["applied"] == 0, (rank, r)
 
 
 def test_a_mismatched_group_raises_on_every_rank(two_ranks):

@@ -103,7 +103,8 @@ def gradients_finite(parameters: Iterable[torch.Tensor]) -> bool:
     One fused pass per device (``torch._amp_foreach_non_finite_check_and_unscale_`` with a
     scale of 1, the check a gradient scaler runs), then one host sync: tens of microseconds
     for a small model, next to milliseconds of backward. Sharded (DTensor) gradients are
-    checked on this rank's shard only. Course: MB-5.
+    checked on this rank's shard only (the engine makes the replicas agree:
+    ``Replicas.all_replicas``). Course: MB-5.
     """
     by_device: dict[torch.device, list[torch.Tensor]] = {}
     for p in parameters:
@@ -213,7 +214,7 @@ class Accumulator:
         self.clip_grad_norm, self.ignore_index = clip_grad_norm, ignore_index
         self.loss_fn, self.loss_is_scaled_for_ga = loss_fn, loss_is_scaled_for_ga
         self.replicas = replicas or SingleReplica()
-        missing = [m for m in ("group_denominator", "sync", "carry_loss", "group_loss") if not hasattr(self.replicas, m)]
+        missing = [m for m in ("group_denominator", "sync", "carry_loss", "group_loss", "all_replicas") if not hasattr(self.replicas, m)]
         if missing:
             raise TypeError(f"replicas of type {type(self.replicas).__name__} lack {', '.join(missing)}: implement "
                             "the gastudy.core.replicas.Replicas protocol (or pass DDPReplicas / nothing for one process)")
@@ -268,7 +269,8 @@ class Accumulator:
                 raise NonFiniteLossError(f"group {group.index}: the loss is {group_loss} without a gradient "
                                          "scaler; lower the learning rate, check the data, or use fp16 with a scaler")
             if (self.precision.scaler is None and self.clip_grad_norm is None
-                    and not gradients_finite(self.model.parameters())):  # with clipping, its norm tells
+                    and not self.replicas.all_replicas(gradients_finite(self.model.parameters()))):
+                # with clipping, its (global) norm tells; sharded replicas agree on their shards' answers
                 raise NonFiniteLossError(f"group {group.index}: a gradient is inf/NaN behind a finite loss "
                                          f"({group_loss}) without a gradient scaler; nothing was updated — check "
                                          "the model and the data")

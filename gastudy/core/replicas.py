@@ -34,6 +34,10 @@ class Replicas(Protocol):
       gradient all-reduce that backward starts. ``group_loss(total)`` is called after that
       backward and returns the group's loss, the same on every replica: the replicas' totals
       summed ÷ D (the carried value if it was carried, else one small all-reduce).
+    - ``all_replicas(ok)`` returns True only when ``ok`` is true on every replica: the
+      engine's finite-gradient check must refuse a group on all replicas or on none. Replicas
+      that hold identical gradients after the backward (one process, DDP) answer ``ok`` as is;
+      sharded replicas, each checking its own shard, agree with one small all-reduce.
     - ``gather(obj)`` returns ``obj`` from every replica, one entry per rank (sample ids,
       per-replica counts for the run record).
     - ``group_stream(microbatches, accumulation_steps, task, last_group, start_index)`` splits
@@ -53,6 +57,8 @@ class Replicas(Protocol):
     def carry_loss(self, total: torch.Tensor) -> None: ...
 
     def group_loss(self, total: torch.Tensor) -> torch.Tensor: ...
+
+    def all_replicas(self, ok: bool) -> bool: ...
 
     def gather(self, obj: Any) -> list[Any]: ...
 
@@ -79,6 +85,9 @@ class SingleReplica:
 
     def group_loss(self, total: torch.Tensor) -> torch.Tensor:
         return total
+
+    def all_replicas(self, ok: bool) -> bool:
+        return ok
 
     def gather(self, obj: Any) -> list[Any]:
         return [obj]

@@ -317,6 +317,14 @@ class FSDPReplicas(DDPReplicas):
             dist.all_reduce(t, group=self.process_group)
         return (t / self.size).to(total.device)
 
+    def all_replicas(self, ok: bool) -> bool:
+        """True only if ``ok`` on every rank (one small all-reduce): each rank checks its own
+        gradient shard, and a group refused on one rank must be refused on all. Course: MB-5."""
+        flag = torch.tensor([0.0 if ok else 1.0], device=self._device)
+        with self._answered():
+            dist.all_reduce(flag, group=self.process_group)
+        return float(flag) == 0.0
+
     def summary(self) -> dict[str, Any]:
         """:meth:`DDPReplicas.summary` plus the sharding: ``sharding`` (``"fsdp2"``), ``sync``,
         ``sharded_modules``, ``collectives_per_update`` (reduce-scatters and all-gathers),
