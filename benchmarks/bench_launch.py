@@ -29,12 +29,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-# Measured with the previous launcher (subprocess per rank, result files, its own free port),
-# D=2, on the 2-core machine while five other jobs ran (load 7–10), alternating with the new
-# launcher run by run (5 pairs): old 8.6 / 7.8 / 10.9 / 13.0 / 10.8 s, new 19.7 / 18.5 / 34.7 /
-# 25.5 / 33.7 s; workers' CPU in one pair: old 6.99 s, new 7.53 s (parent 0.09 s vs 0.31 s).
-BEFORE = {"launcher": "home-made (subprocess + result files), commit a84e718", "median_s": 10.8, "best_s": 7.8,
-          "worker_cpu_s": 6.99}
+# Measured with the previous launcher (subprocess per rank, result files, its own free port), D=2,
+# 3 runs on the idle 2-core machine (load ~1), right before this launcher measured 3.66 s median /
+# 3.45 s best / 5.97 s CPU there: old 3.60 / 3.49 / 3.44 s, workers' CPU 6.93 / 6.87 / 6.25 s.
+# (Under load 7–10, alternating run by run, the old one took 7.8–13.0 s and this one 18.5–34.7 s:
+# see the note on autogroup scheduling above.)
+BEFORE = {"launcher": "home-made (subprocess + result files), commit a84e718", "median_s": 3.49, "best_s": 3.44,
+          "worker_cpu_s": 6.87}
 
 
 def allreduce_worker() -> int:
