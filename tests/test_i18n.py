@@ -167,3 +167,28 @@ def test_no_translation_is_stale_and_published_chapters_are_whole(code):
     assert stale == [], f"{code}: English changed after translation — update these entries: {stale}"
     assert missing == [], f"{code}: published chapters with untranslated cells: {missing}"
     assert status.orphans == []
+
+
+def test_editions_command_reports_and_rebuilds(tmp_path, capsys):
+    from gastudy.cli.main import main
+
+    folder = _tiny_course(tmp_path)
+    assert main(["editions", "--notebooks", str(folder), "--status", "--lang", "es"]) == 1  # nothing translated
+    assert "es: 1 notebooks, 0 cells translated, 2 missing, 0 stale" in capsys.readouterr().out
+    assert main(["editions", "--notebooks", str(folder), "--update-files", "--lang", "es", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["es"] == {"notebooks": [], "translated": 0, "missing": 2,
+                                                         "stale": 0, "orphans": 0}
+    assert (folder / "translations" / "es" / "01_tiny.json").exists()
+    assert main(["editions", "--notebooks", str(tmp_path / "nowhere"), "--json"]) == 2
+    assert "no notebooks folder" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_lab_opens_the_chosen_edition(capsys):
+    from gastudy.cli.main import main
+
+    assert main(["lab", "--lang", "ar", "--dry-run", "--json"]) == 0
+    opened = json.loads(capsys.readouterr().out)
+    assert opened["notebooks"].endswith("notebooks/ar") and f"--notebook-dir={opened['notebooks']}" in opened["command"]
+    with pytest.raises(SystemExit) as stop:
+        main(["lab", "--lang", "fr", "--dry-run"])
+    assert stop.value.code == 2

@@ -97,6 +97,12 @@ def cmd_lab(args: argparse.Namespace) -> int:
         folder = notebooks_dir()
     except FileNotFoundError as e:
         return fail(args, str(e))
+    if args.lang != "en":
+        edition = folder / args.lang
+        if not any(edition.glob("*.ipynb")):
+            return fail(args, f"--lang {args.lang}: no notebooks in {edition}; generate the edition with "
+                              f"`gastudy editions --lang {args.lang}`, or open the English course (--lang en)")
+        folder = edition
     command = [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={folder}", f"--port={args.port}",
                "--ServerApp.open_browser=" + ("False" if args.no_browser else "True"),
                "--ip=" + args.ip, *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])]
@@ -159,15 +165,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-browser", action="store_true")
     p.add_argument("--dry-run", action="store_true", help="print the command instead of starting")
     p.add_argument("--json", action="store_true", help="print one JSON object (the folder and the command)")
+    p.add_argument("--lang", choices=("en", "tr", "es", "ar"), default="en",
+                   help="the edition to open: en (default), tr (Türkçe), es (Español), ar (العربية)")
     p.set_defaults(func=cmd_lab)
 
     from gastudy.cli.check_loop import add_check_loop_parser
+    from gastudy.cli.editions import add_editions_parser
     from gastudy.cli.memory import add_memory_parser
     from gastudy.cli.site import add_site_parser
 
     add_memory_parser(sub)
     add_site_parser(sub)
     add_check_loop_parser(sub)
+    add_editions_parser(sub)
     return parser
 
 
