@@ -58,6 +58,6 @@ def editions_command(args: argparse.Namespace) -> int:
 
 
 def _course_folder() -> str:
-    from gastudy.cli.main import notebooks_dir
+    from gastudy.cli.options import notebooks_dir
 
     return str(notebooks_dir())

@@ -13,7 +13,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from gastudy.cli.options import (
     MAX_COUNT,
@@ -22,6 +21,7 @@ from gastudy.cli.options import (
     emit,
     fail,
     nonempty,
+    notebooks_dir,
     real,
     record_text,
     train_config,
@@ -82,14 +82,6 @@ def cmd_train(args: argparse.Namespace) -> int:
               f"{where}", file=sys.stderr)
         return 130
     return 0
-
-
-def notebooks_dir() -> Path:
-    """The course folder: ``notebooks/`` beside the package (editable install) or in the cwd."""
-    for candidate in (Path(__file__).resolve().parents[2] / "notebooks", Path.cwd() / "notebooks"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("no notebooks/ folder found: run this from a clone of the gastudy repository")
 
 
 def cmd_lab(args: argparse.Namespace) -> int:

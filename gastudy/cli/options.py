@@ -9,6 +9,7 @@ import json
 import math
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from gastudy.core.loss import NORMALIZATIONS
@@ -147,3 +148,11 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
 def record_text(markdown: str, paths) -> str:
     """A run record's Markdown, and where it was written when it was (``paths``: JSON, Markdown)."""
     return markdown + (f"\nrecord written to {paths[0]} and {paths[1]}" if paths else "")
+
+
+def notebooks_dir() -> Path:
+    """The course folder: ``notebooks/`` beside the package (editable install) or in the cwd."""
+    for candidate in (Path(__file__).resolve().parents[2] / "notebooks", Path.cwd() / "notebooks"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("no notebooks/ folder found: run this from a clone of the gastudy repository")
