@@ -72,6 +72,19 @@ def set_rng_states(states: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(states["cuda"])
 
 
+def run_state(engine: Accumulator, position: dict[str, int], config: dict[str, Any]) -> dict[str, Any]:
+    """What a checkpoint holds besides the weights and the optimizer: the scheduler, the scaler,
+    the engine's counters, the data position, the run's settings and every RNG state (MB-10)."""
+    return {
+        "scheduler": engine.scheduler.state_dict() if engine.scheduler is not None else None,
+        "scaler": engine.precision.scaler.state_dict() if engine.precision.scaler else None,
+        "counters": engine.counters.to_dict(),
+        "position": dict(position),
+        "config": dict(config),
+        "rng": rng_states(),
+    }
+
+
 def save_checkpoint(path: str | Path, engine: Accumulator, position: dict[str, int], config: dict[str, Any],
                     extra: dict[str, Any] | None = None) -> Path:
     """Write a checkpoint of ``engine`` at a group boundary; returns the path.
@@ -84,18 +97,9 @@ def save_checkpoint(path: str | Path, engine: Accumulator, position: dict[str, i
     if any(p.grad is not None and p.grad.any() for p in engine.model.parameters()):
         raise RuntimeError("checkpoints are taken between groups, where gradients are zero; "
                            "these gradients are not: finish the group first")
-    state = {
-        "version": CHECKPOINT_VERSION,
-        "model": engine.model.state_dict(),
-        "optimizer": engine.optimizer.state_dict(),
-        "scheduler": engine.scheduler.state_dict() if engine.scheduler is not None else None,
-        "scaler": engine.precision.scaler.state_dict() if engine.precision.scaler else None,
-        "counters": engine.counters.to_dict(),
-        "position": dict(position),
-        "config": dict(config),
-        "rng": rng_states(),
-        "extra": dict(extra or {}),
-    }
+    state = {"version": CHECKPOINT_VERSION, "model": engine.model.state_dict(),
+             "optimizer": engine.optimizer.state_dict(), **run_state(engine, position, config),
+             "extra": dict(extra or {})}
     state["checksum"] = content_checksum(state)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

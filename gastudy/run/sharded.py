@@ -26,7 +26,7 @@ import torch
 import torch.distributed as dist
 
 from gastudy.core.engine import Accumulator
-from gastudy.run.resume import CHECKPOINT_VERSION, restore, rng_states
+from gastudy.run.resume import CHECKPOINT_VERSION, restore, run_state
 
 SHARDED_CHECKPOINT = "checkpoint-sharded"
 
@@ -56,16 +56,7 @@ def save_sharded_checkpoint(directory: str | Path, engine: Accumulator, position
     rank = dist.get_rank()
     model_state, optim_state = get_state_dict(engine.model, engine.optimizer)
     dcp.save({"model": model_state, "optimizer": optim_state}, checkpoint_id=str(directory / "state"))
-    small = {
-        "version": CHECKPOINT_VERSION,
-        "scheduler": engine.scheduler.state_dict() if engine.scheduler is not None else None,
-        "scaler": engine.precision.scaler.state_dict() if engine.precision.scaler else None,
-        "counters": engine.counters.to_dict(),
-        "position": dict(position),
-        "config": dict(config),
-        "rng": rng_states(),
-        "replicas": dist.get_world_size(),
-    }
+    small = {"version": CHECKPOINT_VERSION, **run_state(engine, position, config), "replicas": dist.get_world_size()}
     tmp = directory / f"rank{rank}.pt.tmp"
     torch.save(small, tmp)
     tmp.replace(directory / f"rank{rank}.pt")  # never a half-written file
