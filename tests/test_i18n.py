@@ -46,6 +46,33 @@ def test_missing_translations_are_found_by_reading_the_code(tmp_path, monkeypatc
     assert i18n.untranslatable_calls([source]) == ["lab.py:4"]
 
 
+def test_a_language_table_merges_its_part_modules_and_refuses_a_text_in_two(tmp_path, monkeypatch):
+    import importlib
+    pkg = tmp_path / "gastudy" / "course" / "i18n"
+    monkeypatch.setattr(i18n, "__file__", str(pkg / "__init__.py"))
+    pkg.mkdir(parents=True)
+    (pkg / "strings_es.py").write_text('STRINGS = {"Peak memory": "Pico de memoria"}\n')
+    (pkg / "strings_es_ch06.py").write_text('STRINGS = {"Replicas": "Réplicas"}\n')
+    (pkg / "strings_est.py").write_text('STRINGS = {}\n')  # another language's name, not a part
+    assert i18n.table_modules("es") == ["strings_es", "strings_es_ch06"]
+    loaded = {"strings_es": {"Peak memory": "Pico de memoria"}, "strings_es_ch06": {"Replicas": "Réplicas"}}
+    monkeypatch.setattr(importlib, "import_module",
+                        lambda name: _module(loaded[name.rsplit(".", 1)[1]]))
+    monkeypatch.setattr(i18n, "_tables", {})
+    assert i18n.table("es") == {"Peak memory": "Pico de memoria", "Replicas": "Réplicas"}
+    loaded["strings_es_ch06"] = {"Peak memory": "Memoria pico"}
+    i18n._tables.clear()
+    with pytest.raises(ValueError, match=r"strings_es_ch06 repeats 1 English text.*'Peak memory'"):
+        i18n.table("es")
+
+
+def _module(strings):
+    import types
+    m = types.ModuleType("m")
+    m.STRINGS = strings
+    return m
+
+
 @pytest.mark.parametrize("code", ["tr", "es", "ar"])
 def test_no_course_string_lacks_a_translation(code):
     assert i18n.untranslatable_calls(i18n.course_sources()) == []

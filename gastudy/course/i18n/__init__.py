@@ -76,8 +76,27 @@ def table(code: str) -> dict[str, str]:
     if code == "en":
         return {}
     if code not in _tables:
-        _tables[code] = dict(importlib.import_module(f"gastudy.course.i18n.strings_{code}").STRINGS)
+        merged: dict[str, str] = {}
+        for name in table_modules(code):
+            part = importlib.import_module(f"gastudy.course.i18n.{name}").STRINGS
+            clash = sorted(set(part) & set(merged))
+            if clash:
+                raise ValueError(f"string table {name} repeats {len(clash)} English text(s) already "
+                                 f"translated in another strings_{code}*.py module, e.g. {clash[0]!r}: "
+                                 "keep each text in one module")
+            merged.update(part)
+        _tables[code] = merged
     return _tables[code]
+
+
+def table_modules(code: str) -> list[str]:
+    """Names of the modules that together hold language ``code``'s table: ``strings_<code>`` and
+    any ``strings_<code>_<part>`` beside it (one part per group of chapters), in name order.
+    An English text may appear in only one of them."""
+    code = _check_code(code)
+    here = Path(__file__).resolve().parent
+    return sorted(p.stem for p in here.glob(f"strings_{code}*.py")
+                  if p.stem == f"strings_{code}" or p.stem.startswith(f"strings_{code}_"))
 
 
 def t(english: str, /, **fields: object) -> str:
@@ -145,5 +164,5 @@ def unused_translations(code: str, paths: Iterable[Path] | None = None) -> list[
 
 
 __all__ = ["LANGUAGES", "RIGHT_TO_LEFT", "set_language", "language", "is_rtl", "direction", "t",
-           "table", "missing_translations", "unused_translations", "strings_in", "untranslatable_calls",
+           "table", "table_modules", "missing_translations", "unused_translations", "strings_in", "untranslatable_calls",
            "course_sources"]
