@@ -143,7 +143,7 @@ STRINGS: dict[str, str] = {
     'Resident set size: the physical memory a process holds, as the operating system counts it. On the CPU it is the memory measure that includes everything.':
         'Tamaño del conjunto residente (RSS): la memoria física que ocupa un proceso, según la cuenta el sistema operativo. En la CPU es la medida de memoria que lo incluye todo.',
     'Samples per update over all replicas: m × A × D. A count, not a memory or speed ranking.':
-        'Muestras por actualización en todas las réplicas: m × A × D. Es un conteo, no una clasificación de memoria ni de velocidad.',
+        'Muestras por actualización en todas las réplicas: m × A × D. Es un recuento, no una clasificación de memoria ni de velocidad.',
     'Section map: every section of the source documents and its notebook':
         'Mapa de secciones: cada sección de los documentos fuente y su cuaderno',
     'Sharded data parallelism: each replica stores only a shard of parameters, gradients and optimizer state and gathers the rest when needed (PyTorch FSDP, DeepSpeed ZeRO). Each replica still counts in D.':
@@ -187,7 +187,7 @@ STRINGS: dict[str, str] = {
     'answer with a number':
         'responda con un número',
     'answer with your counting function itself':
-        'responda con la propia función de conteo',
+        'responda con su propia función de recuento',
     'answer with your update function itself (not its result)':
         'responda con la propia función de actualización (no con su resultado)',
     'applied':
@@ -225,7 +225,7 @@ STRINGS: dict[str, str] = {
     'correct':
         'correcto',
     'count error':
-        'error de conteo',
+        'error de recuento',
     "counted: {distinct} distinct samples in update 1; each replica's share: {shares}":
         'contado: {distinct} muestras distintas en la actualización 1; la parte de cada réplica: {shares}',
     'data':
@@ -241,7 +241,7 @@ STRINGS: dict[str, str] = {
     'drop':
         'descartar',
     'equal counts (ln-mlp)':
-        'conteos iguales (ln-mlp)',
+        'recuentos iguales (ln-mlp)',
     'equals big batch':
         'igual al lote grande',
     'expected: min(true, max_norm)':
@@ -249,7 +249,7 @@ STRINGS: dict[str, str] = {
     'forget zero_grad':
         'olvidar zero_grad',
     'forward calls while counting: {calls}; engine denominators {state}':
-        'llamadas hacia adelante durante el conteo: {calls}; denominadores del motor: {state}',
+        'llamadas hacia adelante durante el recuento: {calls}; denominadores del motor: {state}',
     'found, {kind}':
         'encontrado, {kind}',
     'framework knob':
@@ -371,7 +371,7 @@ STRINGS: dict[str, str] = {
     'mistaken':
         'erróneo',
     'mistaken count':
-        'conteo erróneo',
+        'recuento erróneo',
     'ms per update':
         'ms por actualización',
     'norm':
@@ -429,7 +429,7 @@ STRINGS: dict[str, str] = {
     'right':
         'correcto',
     'right count':
-        'conteo correcto',
+        'recuento correcto',
     'right on padded and packed batches, with and without ignored prompts.':
         'correcto en lotes con relleno y empaquetados, con y sin prompts ignorados.',
     'rows':
