@@ -164,3 +164,14 @@ def test_the_record_states_what_was_processed_when_the_data_is_smaller_than_one_
     r = run.record
     assert r.samples == 10 and r.effective_batch == 10 and r.updates_attempted == 1
     assert any("4000 samples were asked for, the largest update used 10" in n for n in r.notes)
+
+
+@pytest.mark.parametrize("other", ["checkpoint-sharded", "checkpoint-rank0.pt"])
+def test_resume_of_another_kind_of_run_says_it_is_a_different_run(tmp_path, other):
+    train(TrainConfig(**SMALL, out_dir=str(tmp_path), stop_after_updates=2))
+    (tmp_path / "checkpoint.pt").rename(tmp_path / other)  # as a --shard / --replicas 2 run leaves it
+    before = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.iterdir())
+    writer = "--shard" if other == "checkpoint-sharded" else "--replicas without --shard"
+    with pytest.raises(ValueError, match=f"belongs to a different run: it was written with {writer}"):
+        train(TrainConfig(**SMALL, out_dir=str(tmp_path)), resume=True)
+    assert sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.iterdir()) == before

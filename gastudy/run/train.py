@@ -291,6 +291,7 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
     if resume:
         if ckpt_path is None:
             raise ValueError("resume needs out_dir: the folder where the interrupted run wrote checkpoint.pt")
+        _refuse_other_kind(out, ckpt_path)
         if sharded:
             position = restore_sharded(engine, ckpt_path, run_key)
         else:
@@ -387,6 +388,22 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
     if stopped and interrupt.is_set():
         run.extra["interrupted"] = "SIGINT"
     return run
+
+
+def _refuse_other_kind(out: Path, ckpt_path: Path) -> None:
+    """A resume whose own kind of checkpoint is absent but another kind is there (a sharded run
+    resumed without --shard, a one-process run resumed with --replicas, …) is a different run:
+    say so, with the settings that wrote it, instead of "no checkpoint"."""
+    if ckpt_path.exists():
+        return
+    kinds = {SHARDED_CHECKPOINT: "--shard", "checkpoint.pt": "one process (no --replicas)"}
+    found = [name for name in kinds if (out / name).exists()]
+    found += [f"--replicas without --shard ({p.name})" for p in sorted(out.glob("checkpoint-rank*.pt"))][:1]
+    if found:
+        writer = kinds.get(found[0], found[0])
+        raise ValueError(f"the checkpoint in {out} belongs to a different run: it was written with {writer}, "
+                         f"this run looks for {ckpt_path.name}; resume with the same settings as the run that "
+                         "wrote it (see its record.json)")
 
 
 def _save(save, path, engine, position, run_key, partials, sharded) -> None:
