@@ -35,3 +35,6 @@ def global_denominator(answer: object) -> tuple[bool, str]:
     if answer in items:
         return False, "that is one replica's own count — the naive local mean."
     return False, f"{answer} is not it; add up the replicas' counts {items}"
+
+
+from gastudy.course.exercises import ch06_sharded  # noqa: E402,F401 - registers 06.3 (the sharded section)
