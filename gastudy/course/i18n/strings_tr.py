@@ -335,7 +335,7 @@ STRINGS: dict[str, str] = {
     'mean of means':
         'ortalamaların ortalaması',
     'mean over all tokens':
-        "tüm token'ların ortalaması",
+        'tüm tokenların ortalaması',
     "mean |bias| = {bias} nats; gradient gap of a 'mean' update: {gap} (tokens: {tokens_gap}, tolerance {tol})":
         "ortalama |sapma| = {bias} nat; 'mean' güncellemesinin gradyan farkı: {gap} (tokens: {tokens_gap}, tolerans {tol})",
     'meaning':
@@ -483,7 +483,7 @@ STRINGS: dict[str, str] = {
     'supervised items per microbatch: {items}':
         'mikro yığın başına denetlenen öğeler: {items}',
     'supervised tokens seen':
-        "görülen denetlenen token'lar",
+        'görülen denetlenen tokenlar',
     'tensor ∥':
         'tensör ∥',
     'term':
