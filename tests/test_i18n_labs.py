@@ -101,3 +101,123 @@ def test_tables_and_exercise_feedback_follow_the_language(capsys):
     i18n.set_language("en")
     assert format_table(rows).html.startswith('<div class="gastudy-table" style=')
     assert check_exercise("00.1", None).status == "not attempted yet"
+
+
+# ----------------------------------------------------------------------------- chapters 10–12
+def _labs_10_12() -> dict:
+    """A cheap instance of each lab of chapters 10–12 (the clinic's cases are computed once and shared)."""
+    from gastudy.course.labs import clinic, questions, verify_lab
+
+    return {
+        "10 verify": lambda: verify_lab.VerifyLab(),
+        "10 record": lambda: verify_lab.RecordLab(micro_batch=4, accumulation_steps=4),
+        "11 clinic": lambda: clinic.ClinicLab("double_division"),
+        "11 table": lambda: clinic.ClinicTableLab(accumulation_steps=3),
+        "12 questions": lambda: questions.QuestionsLab("gpus"),
+    }
+
+
+# a text each lab's render prints outside a notebook (its English head must not appear in the other language)
+_RENDERED = {"10 verify": "PASSED", "10 record": "observed peak {peak}; saved to {json} and {markdown}",
+             "11 clinic": "look for:", "11 table": "measured on the pitfall", "12 questions": None}
+
+
+@pytest.mark.parametrize("code", ["tr", "ar"])
+@pytest.mark.parametrize("name", sorted(_labs_10_12()))
+def test_labs_of_chapters_10_to_12_in_turkish_and_arabic(name, code, capsys):
+    import matplotlib.pyplot as plt
+
+    english = _labs_10_12()[name]()
+    english_title = english.title
+    english_labels = {k: c.description for k, c in english.controls.items()}
+    english_options = {k: list(getattr(c, "options", ())) for k, c in english.controls.items()}
+    assert english_title and 'dir="rtl"' not in _header(english)
+    capsys.readouterr()
+
+    i18n.set_language(code)
+    table = i18n.table(code)
+    lab = _labs_10_12()[name]()
+    printed = capsys.readouterr().out
+    assert lab.title == table[english_title] != english_title and lab.title in _header(lab)
+    assert ('dir="rtl"' in _header(lab)) == (code == "ar")
+    for key, control in lab.controls.items():
+        if english_labels[key] not in {"m", "A"}:  # the course's symbols stay as they are
+            assert control.description == table[english_labels[key]], key  # (Turkish "model" is "model")
+        for (label, value), (english_label, english_value) in zip(
+                [o for o in getattr(control, "options", ()) if isinstance(o, tuple)],
+                [o for o in english_options[key] if isinstance(o, tuple)]):
+            assert value == english_value  # the values code compares stay English
+            assert label != english_label or label == value, (key, label)
+    rendered = _RENDERED[name]
+    if rendered is not None:  # the render's own words are translated, the English ones absent
+        assert table[rendered].split("{")[0].strip() in printed
+        assert rendered.split("{")[0].strip() not in printed
+    plt.close("all")
+
+
+def test_verifier_and_clinic_translate_the_library_names_and_keep_its_measurements():
+    from gastudy.check.diagnostics import Verdict
+    from gastudy.course.labs.clinic import SYMPTOMS, clinic_case, symptom_name, verdict_text
+    from gastudy.course.labs.verify_lab import check_name, verdict_lines, verify
+
+    report = verify(normalization="steps")
+    i18n.set_language("es")
+    assert check_name("gradient equals the big batch") == "el gradiente es igual al del lote grande"
+    assert check_name("a check the course does not know") == "a check the course does not know"
+    lines = verdict_lines(report)
+    assert lines[0] == "FALLÓ:" and lines[1:] == [f"- {r}" for r in report.reasons]  # reasons: the library's
+    assert SYMPTOMS["memory_growth"].seen == "la memoria crece con cada microlote de un grupo"
+    assert symptom_name("double division") == symptom_name("double_division") == "doble división"
+    verdict = Verdict("schedule drift", True, "the scheduler stepped 12 times")
+    assert verdict_text(verdict) == "⚠ deriva del calendario: the scheduler stepped 12 times"
+    case = clinic_case("double_division", 4)
+    assert clinic_case("double_division", 4) is case  # computed once, shared by the clinic's labs
+    i18n.set_language("en")
+    assert SYMPTOMS["memory_growth"].seen == "memory grows with every microbatch of a group"
+    assert sorted(SYMPTOMS) == sorted(["double_division", "partition_dependence", "ineffective_accumulation",
+                                       "memory_growth", "schedule_drift"])
+    with pytest.raises(KeyError):
+        SYMPTOMS["slow training"]
+
+
+def test_clinic_table_advances_its_progress_bar_per_case():
+    from gastudy.check.pitfalls import PITFALLS
+    from gastudy.course.labs.clinic import ClinicTableLab
+
+    lab = ClinicTableLab(accumulation_steps=3)
+    seen = []
+    lab.report_progress = lambda fraction, text="": seen.append((fraction, text))
+    lab.refresh()
+    assert [text for _, text in seen[:-1]] == list(PITFALLS) and seen[-1] == (1.0, "")
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[0] == 0.0 and len(set(fractions)) == len(PITFALLS) + 1
+
+
+def test_questions_are_asked_and_answered_in_the_chosen_language():
+    from gastudy.course.labs.questions import QUESTIONS, ask
+
+    english = ask("gpus")
+    i18n.set_language("ar")
+    answer = ask("gpus")
+    table = i18n.table("ar")
+    assert answer.evidence == english.evidence  # the same measurement, another language
+    assert answer.question == QUESTIONS["gpus"].question == table["I train on 8 GPUs: is my effective batch m × A × 8?"]
+    assert answer.text.startswith("فقط إذا كانت الثماني") and "64" in answer.text and "128" in answer.text
+    shown = answer._repr_markdown_()
+    assert shown.startswith('<div dir="rtl" lang="ar">') and "**س: " in shown
+    i18n.set_language("tr")
+    short = ask("short-group")
+    assert "`keep` 3 güncelleme" in short.text and "`drop` 2 güncelleme" in short.text
+    i18n.set_language("en")
+    assert ask("gpus").markdown().startswith(f"**Q: {english.question}**")
+
+
+def test_exercises_of_chapters_10_to_12_answer_in_the_chosen_language():
+    i18n.set_language("tr")
+    assert check_exercise("10.1", "bf16").feedback == "verify argümanlarından oluşan bir dict ile yanıtlayın; gelen: 'bf16'"
+    assert check_exercise("11.2", True).feedback == "bir sayıyla (k çarpanı) yanıtlayın; gelen: True"
+    i18n.set_language("es")
+    assert check_exercise("12.1", 50).feedback == "responde con una fracción entre 0 y 1, no con un porcentaje"
+    i18n.set_language("ar")
+    wrong = check_exercise("10.2", "six")
+    assert not wrong and wrong.feedback == "أجب بعدد صحيح من العينات؛ وصلنا: 'six'" and 'dir="rtl"' in wrong.to_html()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gastudy.course.exercises import exercise
+from gastudy.course.i18n import t
 
 
 def activation_share_saved() -> float:
@@ -22,22 +23,23 @@ def activation_share_saved() -> float:
 def share_of_memory_saved(answer: object) -> tuple[bool, str]:
     """What fraction of the tensor bytes does m=16 → m=2 (A=8) save? (MB-9, MB-12)"""
     if isinstance(answer, bool) or not isinstance(answer, int | float):
-        return False, f"answer with a fraction between 0 and 1, got {answer!r}"
+        return False, t("answer with a fraction between 0 and 1, got {answer}", answer=repr(answer))
     from gastudy.course.labs.questions import ask
 
     e = ask("memory-saved").evidence
     expected = (e["saved_m16"] - e["saved_m2"]) / (e["fixed_m16"] + e["saved_m16"])
     activations_only = 1 - e["saved_m2"] / e["saved_m16"]
     if abs(answer - expected) <= 0.01:
-        return True, (f"{expected:.1%}: the activations shrink {e['saved_m16'] / e['saved_m2']:.0f}×, but weights, "
-                      f"gradients and AdamW state ({e['fixed_m16']:,} bytes) do not, so the whole shrinks much less than the activations.")
+        return True, t("{share}: the activations shrink {cut}×, but weights, gradients and AdamW state ({fixed} "
+                       "bytes) do not, so the whole shrinks much less than the activations.",
+                       share=f"{expected:.1%}", cut=f"{e['saved_m16'] / e['saved_m2']:.0f}", fixed=f"{e['fixed_m16']:,}")
     if 1 < answer <= 100:
-        return False, "answer as a fraction between 0 and 1, not a percentage"
+        return False, t("answer as a fraction between 0 and 1, not a percentage")
     if abs(answer - activations_only) <= 0.01:
-        return False, (f"{answer:.3f} is the cut in activations alone; the question asks about all tensor bytes: "
-                       "add the fixed part (fixed_m16) to the denominator")
-    return False, (f"{answer:.3f} is not it; compute (saved_m16 − saved_m2) ÷ (fixed_m16 + saved_m16) from "
-                   "ask('memory-saved').evidence")
+        return False, t("{answer} is the cut in activations alone; the question asks about all tensor bytes: "
+                        "add the fixed part (fixed_m16) to the denominator", answer=f"{answer:.3f}")
+    return False, t("{answer} is not it; compute (saved_m16 − saved_m2) ÷ (fixed_m16 + saved_m16) from "
+                    "ask('memory-saved').evidence", answer=f"{answer:.3f}")
 
 
 def saved_per_sample() -> int:
@@ -53,12 +55,13 @@ def saved_per_sample() -> int:
 def bytes_per_sample(answer: object) -> tuple[bool, str]:
     """Saved-for-backward bytes of one sample at sequence 32, no checkpointing (CK-1, MB-12)."""
     if isinstance(answer, bool) or not isinstance(answer, int | float):
-        return False, f"answer with a number of bytes, got {answer!r}"
+        return False, t("answer with a number of bytes, got {answer}", answer=repr(answer))
     expected = saved_per_sample()
     if answer == expected:
-        return True, (f"{expected:,} bytes ≈ {expected / 2**20:.2f} MiB per sample: multiply by m for a microbatch "
-                      "(chapter 08 shows the straight line).")
+        return True, t("{bytes} bytes ≈ {mib} MiB per sample: multiply by m for a microbatch (chapter 08 shows "
+                       "the straight line).", bytes=f"{expected:,}", mib=f"{expected / 2**20:.2f}")
     if abs(answer - expected) <= 0.02 * expected:
-        return False, f"close ({answer:,} vs the measured {expected:,}); use the exact value saved_bytes(...).total"
-    return False, (f"{answer:,} is off by {answer / expected:.2f}×; did you use m=1, sequence 32 and the model "
-                   "sizes given?")
+        return False, t("close ({answer} vs the measured {expected}); use the exact value saved_bytes(...).total",
+                        answer=f"{answer:,}", expected=f"{expected:,}")
+    return False, t("{answer} is off by {ratio}×; did you use m=1, sequence 32 and the model sizes given?",
+                    answer=f"{answer:,}", ratio=f"{answer / expected:.2f}")

@@ -5,6 +5,11 @@ the question and fills the numbers into the answer text. Nothing in an answer is
 remembered number. :data:`QUESTIONS` lists them; :class:`QuestionsLab` browses them.
 
 Each measurement is small (a second or two on a CPU) and names the chapter that teaches it.
+
+Languages: the questions and the answers' sentences are written through :func:`~gastudy.course.i18n.t`,
+so they come in the course language current when they are asked; the numbers are measured and
+formatted before translation (Latin digits), and identifiers (``keep``, ``num_items_in_batch``)
+stay as the code spells them.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 import torch
 
+from gastudy.course.i18n import direction, language, t
 from gastudy.course.widgets import Lab
 from gastudy.memory.saved import format_bytes
 
@@ -25,15 +31,21 @@ Evidence = dict[str, Any]
 class Question:
     """One question: its key, wording, sections, chapter and the measurement that answers it.
 
+    ``wording()`` gives the question in the current course language (also :attr:`question`);
     ``measure()`` returns ``(answer_markdown, evidence)``: the answer with measured numbers
-    filled in, and those numbers by name. Course: MB-12.
+    filled in (in the current course language), and those numbers by name. Course: MB-12.
     """
 
     key: str
-    question: str
+    wording: Callable[[], str]
     sections: tuple[str, ...]
     chapter: str
     measure: Callable[[], tuple[str, Evidence]]
+
+    @property
+    def question(self) -> str:
+        """The question, in the current course language."""
+        return self.wording()
 
 
 @dataclass
@@ -47,13 +59,18 @@ class Answer:
     sections: tuple[str, ...] = ()
     chapter: str = ""
 
+    language: str = "en"
+
     def markdown(self) -> str:
-        """The answer as Markdown: the question, the measured answer, where it is taught."""
-        where = f"*Measured just now · sections {', '.join(self.sections)} · taught in `{self.chapter}`*"
-        return f"**Q: {self.question}**\n\n{self.text}\n\n{where}"
+        """The answer as Markdown: the question, the measured answer, where it is taught (in the
+        course language it was asked in)."""
+        where = t("Measured just now · sections {sections} · taught in {chapter}", sections=", ".join(self.sections),
+                  chapter=f"`{self.chapter}`")
+        return f"**{t('Q: {question}', question=self.question)}**\n\n{self.text}\n\n*{where}*"
 
     def _repr_markdown_(self) -> str:
-        return self.markdown()
+        """:meth:`markdown`, wrapped right to left when the answer is in a right-to-left language."""
+        return rtl_markdown(self.markdown(), self.language)
 
     def __str__(self) -> str:
         return self.markdown()
@@ -64,10 +81,10 @@ def _same_gradient() -> tuple[str, Evidence]:
     from gastudy.check.verify import verify_one_update
 
     gaps = {name: verify_one_update(name, 4, 4).max_rel_diff for name in ("tiny-gpt", "ln-mlp", "bn-mlp")}
-    text = (f"Only when every layer treats samples independently. One update of A=4 microbatches of m=4 "
-            f"against one batch of 16: tiny-gpt differs by {gaps['tiny-gpt']:.1e} and the LayerNorm MLP by "
-            f"{gaps['ln-mlp']:.1e} (relative, float32 rounding), the BatchNorm MLP by {gaps['bn-mlp']:.2f} — "
-            "BatchNorm normalizes each microbatch with its own statistics.")
+    text = t("Only when every layer treats samples independently. One update of A=4 microbatches of m=4 "
+             "against one batch of 16: tiny-gpt differs by {gpt} and the LayerNorm MLP by {ln} (relative, "
+             "float32 rounding), the BatchNorm MLP by {bn} — BatchNorm normalizes each microbatch with its own "
+             "statistics.", gpt=f"{gaps['tiny-gpt']:.1e}", ln=f"{gaps['ln-mlp']:.1e}", bn=f"{gaps['bn-mlp']:.2f}")
     return text, {"tiny_gpt_gap": gaps["tiny-gpt"], "ln_gap": gaps["ln-mlp"], "bn_gap": gaps["bn-mlp"]}
 
 
@@ -77,10 +94,10 @@ def _divide_by_a() -> tuple[str, Evidence]:
     steps = verify_one_update("tiny-gpt", 2, 4, normalization="steps")
     tokens = verify_one_update("tiny-gpt", 2, 4, normalization="tokens")
     items = steps.record.supervised_tokens
-    text = (f"Only when every microbatch has the same number of supervised items. On variable-length addition "
-            f"problems ({items} supervised tokens in 4 microbatches) dividing each microbatch mean by A misses "
-            f"the big-batch gradient by {steps.max_rel_diff:.1%} (relative); dividing the summed loss by the "
-            f"group's tokens misses it by {tokens.max_rel_diff:.1e}.")
+    text = t("Only when every microbatch has the same number of supervised items. On variable-length addition "
+             "problems ({items} supervised tokens in 4 microbatches) dividing each microbatch mean by A misses the "
+             "big-batch gradient by {steps} (relative); dividing the summed loss by the group's tokens misses it "
+             "by {tokens}.", items=items, steps=f"{steps.max_rel_diff:.1%}", tokens=f"{tokens.max_rel_diff:.1e}")
     return text, {"steps_gap": steps.max_rel_diff, "tokens_gap": tokens.max_rel_diff,
                   "steps_passed": steps.passed, "tokens_passed": tokens.passed}
 
@@ -93,9 +110,10 @@ def _faster() -> tuple[str, Evidence]:
         runs = compare_layouts(((16, 1), (1, 16)), model="tiny-gpt", repeats=3, seq_len=16,
                                model_kwargs={"hidden": 64, "layers": 2, "heads": 2})
     big, acc = (best_samples_per_s(r) for r in runs)
-    text = (f"No. The same 16 samples per update ran at {big:.0f} samples/s as one batch (16×1) and at {acc:.0f} "
-            f"samples/s as 16 microbatches of 1 ({acc / big:.2f}× on this machine). Accumulation buys memory, "
-            "not speed: use it when the batch you want does not fit.")
+    text = t("No. The same 16 samples per update ran at {big} samples/s as one batch (16×1) and at {acc} "
+             "samples/s as 16 microbatches of 1 ({ratio}× on this machine). Accumulation buys memory, not speed: "
+             "use it when the batch you want does not fit.", big=f"{big:.0f}", acc=f"{acc:.0f}",
+             ratio=f"{acc / big:.2f}")
     return text, {"big_batch_samples_per_s": big, "accumulated_samples_per_s": acc, "ratio": acc / big}
 
 
@@ -104,11 +122,12 @@ def _memory_saved() -> tuple[str, Evidence]:
 
     kw = {"hidden": 128, "layers": 4, "heads": 4}
     big, small = (measure_peak(m, a, "tiny-gpt", model_kwargs=kw, groups=1) for m, a in ((16, 1), (2, 8)))
-    text = (f"The activations shrink with m; nothing else does. For 16 samples per update on tiny-gpt (hidden "
-            f"128), one microbatch's saved activations drop from {format_bytes(big.saved_bytes)} (m=16) to "
-            f"{format_bytes(small.saved_bytes)} (m=2, A=8), an {big.saved_bytes / small.saved_bytes:.1f}× cut. "
-            f"Weights, gradients and AdamW state stay at {format_bytes(big.fixed_bytes)} either way; the "
-            f"measured process peaks were {format_bytes(big.peak_bytes)} and {format_bytes(small.peak_bytes)}.")
+    text = t("The activations shrink with m; nothing else does. For 16 samples per update on tiny-gpt (hidden "
+             "128), one microbatch's saved activations drop from {big} (m=16) to {small} (m=2, A=8), an {cut}× "
+             "cut. Weights, gradients and AdamW state stay at {fixed} either way; the measured process peaks were "
+             "{peak_big} and {peak_small}.", big=format_bytes(big.saved_bytes), small=format_bytes(small.saved_bytes),
+             cut=f"{big.saved_bytes / small.saved_bytes:.1f}", fixed=format_bytes(big.fixed_bytes),
+             peak_big=format_bytes(big.peak_bytes), peak_small=format_bytes(small.peak_bytes))
     return text, {"saved_m16": big.saved_bytes, "saved_m2": small.saved_bytes, "fixed_m16": big.fixed_bytes,
                   "fixed_m2": small.fixed_bytes, "peak_m16": big.peak_bytes, "peak_m2": small.peak_bytes}
 
@@ -118,10 +137,11 @@ def _learning_rate() -> tuple[str, Evidence]:
     from gastudy.course.labs.experiment import count_updates
 
     a4, a8 = (count_updates(1000, BatchPlan(8, a)).updates for a in (4, 8))
-    text = (f"The course cannot give you a rule, but it can show what changed. On 1000 samples with m=8, A=4 "
-            f"makes {a4} updates per epoch and A=8 makes {a8}: a schedule written in updates now ends "
-            f"{a4 / a8:.0f}× sooner in samples. Decide whether to keep the number of updates or the samples seen, "
-            "and whether to scale the learning rate — then write that assumption into the run record.")
+    text = t("The course cannot give you a rule, but it can show what changed. On 1000 samples with m=8, A=4 "
+             "makes {a4} updates per epoch and A=8 makes {a8}: a schedule written in updates now ends {ratio}× "
+             "sooner in samples. Decide whether to keep the number of updates or the samples seen, and whether to "
+             "scale the learning rate — then write that assumption into the run record.", a4=a4, a8=a8,
+             ratio=f"{a4 / a8:.0f}")
     return text, {"updates_a4": a4, "updates_a8": a8}
 
 
@@ -131,10 +151,11 @@ def _scheduler() -> tuple[str, Evidence]:
 
     wrong, right = diagnose_schedule_drift(scheduler_per_microbatch), diagnose_schedule_drift(correct_update)
     w, r = wrong.evidence, right.evidence
-    text = (f"No — once per applied update. Over {w['applied_updates']} updates of A={w['accumulation_steps']} "
-            f"microbatches, a per-microbatch scheduler stepped {w['scheduler_steps']} times and left the learning "
-            f"rate at {w['lr'][-1]:.4g} instead of {w['expected_lr'][-1]:.4g}; stepped per update it took "
-            f"{r['scheduler_steps']} steps, as planned.")
+    text = t("No — once per applied update. Over {updates} updates of A={A} microbatches, a per-microbatch "
+             "scheduler stepped {wrong} times and left the learning rate at {lr} instead of {expected}; stepped "
+             "per update it took {right} steps, as planned.", updates=w["applied_updates"],
+             A=w["accumulation_steps"], wrong=w["scheduler_steps"], lr=f"{w['lr'][-1]:.4g}",
+             expected=f"{w['expected_lr'][-1]:.4g}", right=r["scheduler_steps"])
     return text, {"wrong_steps": w["scheduler_steps"], "right_steps": r["scheduler_steps"],
                   "applied": w["applied_updates"], "wrong_fired": wrong.fired, "right_fired": right.fired}
 
@@ -143,9 +164,12 @@ def _gpus() -> tuple[str, Evidence]:
     from gastudy.core.plan import BatchPlan
 
     plan = BatchPlan(2, 8, replicas=4, tensor_parallel=2)
-    text = (f"Only if all 8 are data-parallel replicas. With tensor parallelism of 2, the 8 GPUs hold "
-            f"{plan.replicas} replicas: {plan.describe()}. Counting every card would claim "
-            f"{plan.per_replica * plan.devices} samples per update.")
+    described = t("m={m} × A={A} × D={D} = {batch} samples per update ({per_replica} per replica, {devices} "
+                  "devices)", m=plan.micro_batch, A=plan.accumulation_steps, D=plan.replicas,
+                  batch=plan.effective_batch, per_replica=plan.per_replica, devices=plan.devices)
+    text = t("Only if all 8 are data-parallel replicas. With tensor parallelism of 2, the 8 GPUs hold {replicas} "
+             "replicas: {plan}. Counting every card would claim {wrong} samples per update.",
+             replicas=plan.replicas, plan=described, wrong=plan.per_replica * plan.devices)
     return text, {"effective_batch": plan.effective_batch, "devices": plan.devices,
                   "wrong_count": plan.per_replica * plan.devices}
 
@@ -160,10 +184,10 @@ def _short_group() -> tuple[str, Evidence]:
         groups = make_groups(stream.microbatches(0), 4, "causal", policy)
         out[f"{policy}_updates"] = sum(1 for _ in groups)
         out[f"{policy}_ids"] = groups.partial.sample_ids if groups.partial else []
-    text = (f"You choose, and you write it down. 22 samples in microbatches of 2 make 11 microbatches: with A=4 "
-            f"the last group has 3. `keep` makes {out['keep_updates']} updates and processes the short group "
-            f"with its own denominator; `drop` makes {out['drop_updates']} and skips samples "
-            f"{out['drop_ids']}. Either way the record lists the samples affected.")
+    text = t("You choose, and you write it down. 22 samples in microbatches of 2 make 11 microbatches: with A=4 "
+             "the last group has 3. `keep` makes {keep} updates and processes the short group with its own "
+             "denominator; `drop` makes {drop} and skips samples {ids}. Either way the record lists the samples "
+             "affected.", keep=out["keep_updates"], drop=out["drop_updates"], ids=out["drop_ids"])
     return text, out
 
 
@@ -178,9 +202,9 @@ def _checkpoint_gradient() -> tuple[str, Evidence]:
     with checkpointing(model, every_n_layers=1):
         ckpt = reference_gradients(model, mbs)
     max_abs, max_rel = compare_gradients(ckpt, plain)
-    text = (f"No. Checkpointing recomputes the same forward during backward; it changes memory and time, not "
-            f"the maths. On tiny-gpt the gradients with and without checkpointing every layer differ by "
-            f"{max_abs:.1e} at most (relative {max_rel:.1e}).")
+    text = t("No. Checkpointing recomputes the same forward during backward; it changes memory and time, not the "
+             "maths. On tiny-gpt the gradients with and without checkpointing every layer differ by {abs_diff} at "
+             "most (relative {rel_diff}).", abs_diff=f"{max_abs:.1e}", rel_diff=f"{max_rel:.1e}")
     return text, {"max_abs_diff": max_abs, "max_rel_diff": max_rel}
 
 
@@ -196,11 +220,11 @@ def _checkpoint_or_accumulate() -> tuple[str, Evidence]:
         for name, n in (("off", None), ("ckpt", 1)):
             with checkpointing(net, n):
                 out[f"m{m}_{name}"] = saved_bytes(net, batch).total
-    text = (f"Measure both; they combine. Saved for backward per microbatch on tiny-gpt (hidden 128, sequence "
-            f"32): m=8 keeps {format_bytes(out['m8_off'])}, m=8 with checkpointing {format_bytes(out['m8_ckpt'])}, "
-            f"m=2 (A×4 to keep the batch) {format_bytes(out['m2_off'])}, and both together "
-            f"{format_bytes(out['m2_ckpt'])}. Accumulation costs extra passes over the weights, checkpointing "
-            "costs a recomputed forward: chapter 08 times both.")
+    text = t("Measure both; they combine. Saved for backward per microbatch on tiny-gpt (hidden 128, sequence "
+             "32): m=8 keeps {m8}, m=8 with checkpointing {m8_ckpt}, m=2 (A×4 to keep the batch) {m2}, and both "
+             "together {m2_ckpt}. Accumulation costs extra passes over the weights, checkpointing costs a "
+             "recomputed forward: chapter 08 times both.", m8=format_bytes(out["m8_off"]),
+             m8_ckpt=format_bytes(out["m8_ckpt"]), m2=format_bytes(out["m2_off"]), m2_ckpt=format_bytes(out["m2_ckpt"]))
     return text, out
 
 
@@ -212,10 +236,10 @@ def _first_step_memory() -> tuple[str, Evidence]:
     before = max(r.optimizer_bytes for r in tl.rows if r.group == 1 and not r.phase.startswith("update"))
     after = max(r.optimizer_bytes for r in tl.rows if r.phase == "update 1")
     grads = max(r.grad_bytes for r in tl.rows)
-    text = (f"Because AdamW creates its state at the first step. Optimizer state was {format_bytes(before)} "
-            f"through the first group's forwards and backwards and {format_bytes(after)} after update 1 "
-            f"(two tensors per weight); gradients ({format_bytes(grads)}) appear at the first backward. A "
-            "forward-only check sees neither — watch a whole group and the first update.")
+    text = t("Because AdamW creates its state at the first step. Optimizer state was {before} through the first "
+             "group's forwards and backwards and {after} after update 1 (two tensors per weight); gradients "
+             "({grads}) appear at the first backward. A forward-only check sees neither — watch a whole group and "
+             "the first update.", before=format_bytes(before), after=format_bytes(after), grads=format_bytes(grads))
     return text, {"optimizer_before": before, "optimizer_after": after, "gradient_bytes": grads,
                   "weight_bytes": tl.rows[0].weight_bytes}
 
@@ -236,10 +260,11 @@ def _fp16_skips() -> tuple[str, Evidence]:
         first = engine.update(groups[0])
     rest = [engine.update(g) for g in groups[1:]]
     c = engine.counters
-    text = (f"Yes, and the counters must say so. With an overflow injected into the first group, the scaler "
-            f"skipped that update and lowered the scale from {first.scale:g} to {rest[0].scale:g}: "
-            f"{c.updates_attempted} updates attempted, {c.updates_applied} applied, {c.scheduler_steps} scheduler "
-            "steps — the schedule follows the applied updates.")
+    text = t("Yes, and the counters must say so. With an overflow injected into the first group, the scaler "
+             "skipped that update and lowered the scale from {before} to {after}: {attempted} updates attempted, "
+             "{applied} applied, {scheduler} scheduler steps — the schedule follows the applied updates.",
+             before=f"{first.scale:g}", after=f"{rest[0].scale:g}", attempted=c.updates_attempted,
+             applied=c.updates_applied, scheduler=c.scheduler_steps)
     return text, {"attempted": c.updates_attempted, "applied": c.updates_applied,
                   "scheduler_steps": c.scheduler_steps, "first_applied": first.applied,
                   "scale_before": first.scale, "scale_after": rest[0].scale}
@@ -255,10 +280,10 @@ def _duplicates() -> tuple[str, Evidence]:
         ids = [MicrobatchStream(data, 2, replicas=2, rank=r, shard=shard).indices(0)[:8] for r in range(2)]
         report = check_sample_ids(ids)
         out[f"{name}_duplicated"], out[f"{name}_extra"] = len(report.duplicated), report.extra
-    text = (f"Compare the sample ids every replica processed. The first 8 ids of two replicas: sharded, "
-            f"{out['sharded_duplicated']} ids repeat; without sharding, {out['unsharded_duplicated']} of 8 repeat "
-            f"and {out['unsharded_extra']} of the 16 'samples' add nothing new. Chapter 06 runs this check on a "
-            "real two-process run, where the engine refuses the update.")
+    text = t("Compare the sample ids every replica processed. The first 8 ids of two replicas: sharded, {sharded} "
+             "ids repeat; without sharding, {unsharded} of 8 repeat and {extra} of the 16 'samples' add nothing new. "
+             "Chapter 06 runs this check on a real two-process run, where the engine refuses the update.",
+             sharded=out["sharded_duplicated"], unsharded=out["unsharded_duplicated"], extra=out["unsharded_extra"])
     return text, out
 
 
@@ -267,10 +292,10 @@ def _bit_identical() -> tuple[str, Evidence]:
 
     drift32 = weight_drift(2, 4, 10, torch.float32)
     drift64 = weight_drift(2, 4, 10, torch.float64)
-    text = (f"Because floating-point addition is not associative: A microbatches add in another order than one "
-            f"batch. After 10 AdamW updates of tiny-gpt trained both ways on the same samples, the largest weight "
-            f"difference is {drift32:.1e} in float32 and {drift64:.1e} in float64. Verify one update against a "
-            "tolerance; compare finished runs by their metrics.")
+    text = t("Because floating-point addition is not associative: A microbatches add in another order than one "
+             "batch. After 10 AdamW updates of tiny-gpt trained both ways on the same samples, the largest weight "
+             "difference is {fp32} in float32 and {fp64} in float64. Verify one update against a tolerance; "
+             "compare finished runs by their metrics.", fp32=f"{drift32:.1e}", fp64=f"{drift64:.1e}")
     return text, {"drift_fp32": drift32, "drift_fp64": drift64}
 
 
@@ -281,16 +306,16 @@ def _offload() -> tuple[str, Evidence]:
     device = "cuda" if torch.cuda.is_available() else "cpu"
     plain, off = (formula_check("tiny-gpt", 8, 128, 1, offload=o, device=device, model_kwargs=model_kwargs(256, 4))
                   for o in (False, True))
-    where = ("on this GPU the device kept " + format_bytes(off.measured_bytes) + " instead of "
-             + format_bytes(plain.measured_bytes)) if device == "cuda" else (
-             "on this CPU-only machine there is nothing to move: the bytes are the same with and without it ("
-             + format_bytes(off.measured_bytes) + ")")
-    text = (f"Only when nothing else fits on the accelerator. With every layer checkpointed, what remains is each "
-            f"layer's input: for tiny-gpt with 4 layers, m=8, T=128 and hidden 256 that is "
-            f"{format_bytes(plain.formula_bytes)} by the formula layers × m × T × hidden × 4 bytes (measured "
-            f"{format_bytes(plain.measured_bytes)} with the shared mask). Offload moves it to pinned host memory; "
-            f"{where}. The price is a device→host copy in the forward and a host→device copy in the backward, on "
-            "the compute stream: every update gets slower (chapter 08 times it on a GPU).")
+    where = (t("on this GPU the device kept {kept} instead of {plain}", kept=format_bytes(off.measured_bytes),
+               plain=format_bytes(plain.measured_bytes)) if device == "cuda" else
+             t("on this CPU-only machine there is nothing to move: the bytes are the same with and without it "
+               "({kept})", kept=format_bytes(off.measured_bytes)))
+    text = t("Only when nothing else fits on the accelerator. With every layer checkpointed, what remains is each "
+             "layer's input: for tiny-gpt with 4 layers, m=8, T=128 and hidden 256 that is {formula} by the formula "
+             "layers × m × T × hidden × 4 bytes (measured {measured} with the shared mask). Offload moves it to "
+             "pinned host memory; {where}. The price is a device→host copy in the forward and a host→device copy "
+             "in the backward, on the compute stream: every update gets slower (chapter 08 times it on a GPU).",
+             formula=format_bytes(plain.formula_bytes), measured=format_bytes(plain.measured_bytes), where=where)
     return text, {"device": device, "formula_bytes": plain.formula_bytes, "kept_plain": plain.measured_bytes,
                   "kept_offload": off.measured_bytes}
 
@@ -313,12 +338,13 @@ def _checkpoint_vs_accumulate() -> tuple[str, Evidence]:
     ckpt_abs, _ = compare_gradients(ckpt, plain)
     accumulated = verify_one_update("tiny-gpt", 2, 4).max_rel_diff
     bn = verify_one_update("bn-mlp", 2, 4).max_rel_diff
-    text = (f"They answer different problems. Checkpointing keeps the batch and recomputes: its gradient equals the "
-            f"un-checkpointed one to {ckpt_abs:.1e} (the same operations run again). Accumulation splits the batch: "
-            f"its gradient matches the big batch within rounding ({accumulated:.1e} relative on tiny-gpt) only when "
-            f"every layer treats samples independently — with BatchNorm it is off by {bn:.2f}. So: if one sample's "
-            "activations are the problem (long sequences), checkpoint; if you want a bigger batch than fits, "
-            "accumulate; if neither is enough, combine them (chapter 08 measures the product).")
+    text = t("They answer different problems. Checkpointing keeps the batch and recomputes: its gradient equals the "
+             "un-checkpointed one to {ckpt} (the same operations run again). Accumulation splits the batch: its "
+             "gradient matches the big batch within rounding ({accumulated} relative on tiny-gpt) only when every "
+             "layer treats samples independently — with BatchNorm it is off by {bn}. So: if one sample's "
+             "activations are the problem (long sequences), checkpoint; if you want a bigger batch than fits, "
+             "accumulate; if neither is enough, combine them (chapter 08 measures the product).",
+             ckpt=f"{ckpt_abs:.1e}", accumulated=f"{accumulated:.1e}", bn=f"{bn:.2f}")
     return text, {"ckpt_max_abs": ckpt_abs, "accumulated_rel": accumulated, "bn_rel": bn}
 
 
@@ -326,10 +352,10 @@ def _hugging_face() -> tuple[str, Evidence]:
     from gastudy.course.bridge import hf_available, skip_note
 
     if not hf_available():
-        return (f"Not measured here: {skip_note('the Trainer measurement')} Without the measurement, the rule "
-                "from the Hugging Face guide: the Trainer divides the summed loss by the group's supervised tokens (num_items_in_batch) when the "
-                "model accepts it; a custom loss must do the same and declare it (loss_is_scaled_for_ga)."), {
-                    "measured": False}
+        return t("Not measured here: {note} Without the measurement, the rule from the Hugging Face guide: the "
+                 "Trainer divides the summed loss by the group's supervised tokens (num_items_in_batch) when the "
+                 "model accepts it; a custom loss must do the same and declare it (loss_is_scaled_for_ga).",
+                 note=skip_note(t("the Trainer measurement"))), {"measured": False}
     from gastudy.core.data import AdditionDataset, pad_collate
     from gastudy.course.bridge import (
         compare_with_gastudy,
@@ -345,50 +371,62 @@ def _hugging_face() -> tuple[str, Evidence]:
     grads = trainer_gradient(model, samples, training_arguments(2, 4))  # one update, the Trainer's defaults
     cmp = compare_with_gastudy(grads, model, microbatches)
     steps = compare_with_gastudy(grads, model, microbatches, "steps")
-    text = (f"With its defaults, yes. One Trainer update (per_device_train_batch_size=2, gradient_accumulation_steps=4) "
-            f"of a tiny GPT-2 on variable-length samples gives the gradient of gastudy's token-normalized engine to "
-            f"{cmp.max_rel:.1e} (relative), and is {steps.max_rel:.1%} away from a ÷A normalization. The Trainer counts "
-            "the group's supervised tokens (num_items_in_batch) before the first backward. A custom compute_loss "
-            "must divide its summed loss by that count — and the Trainer subclass must say so with "
-            "loss_is_scaled_for_ga = True, or the loss is divided by A once more (chapter 03).")
+    text = t("With its defaults, yes. One Trainer update (per_device_train_batch_size=2, "
+             "gradient_accumulation_steps=4) of a tiny GPT-2 on variable-length samples gives the gradient of "
+             "gastudy's token-normalized engine to {tokens} (relative), and is {steps} away from a ÷A normalization. "
+             "The Trainer counts the group's supervised tokens (num_items_in_batch) before the first backward. A "
+             "custom compute_loss must divide its summed loss by that count — and the Trainer subclass must say so "
+             "with loss_is_scaled_for_ga = True, or the loss is divided by A once more (chapter 03).",
+             tokens=f"{cmp.max_rel:.1e}", steps=f"{steps.max_rel:.1%}")
     return text, {"measured": True, "tokens_rel": cmp.max_rel, "tokens_passed": cmp.passed, "steps_rel": steps.max_rel}
 
 
 QUESTIONS: dict[str, Question] = {q.key: q for q in [
-    Question("same-gradient", "Is accumulating A microbatches the same as one batch A times larger?",
+    Question("same-gradient", lambda: t("Is accumulating A microbatches the same as one batch A times larger?"),
              ("MB-8", "GA-1"), "07_same_batch_different_experiment", _same_gradient),
-    Question("divide-by-A", "Can I simply divide each microbatch's loss by A?",
+    Question("divide-by-A", lambda: t("Can I simply divide each microbatch's loss by A?"),
              ("GA-4", "MB-3"), "03_loss_normalization", _divide_by_a),
-    Question("faster", "Will accumulation make my training faster?", ("GA-2",),
+    Question("faster", lambda: t("Will accumulation make my training faster?"), ("GA-2",),
              "07_same_batch_different_experiment", _faster),
-    Question("memory-saved", "How much memory does a smaller microbatch really save?", ("GA-1", "MB-9"),
+    Question("memory-saved", lambda: t("How much memory does a smaller microbatch really save?"), ("GA-1", "MB-9"),
              "09_memory_check_and_decide", _memory_saved),
-    Question("learning-rate", "If I change A, must I change the learning rate?", ("MB-8",),
+    Question("learning-rate", lambda: t("If I change A, must I change the learning rate?"), ("MB-8",),
              "07_same_batch_different_experiment", _learning_rate),
-    Question("scheduler", "Should the scheduler step once per microbatch?", ("MB-6",),
+    Question("scheduler", lambda: t("Should the scheduler step once per microbatch?"), ("MB-6",),
              "04_accumulation_group", _scheduler),
-    Question("gpus", "I train on 8 GPUs: is my effective batch m × A × 8?", ("MB-2",),
+    Question("gpus", lambda: t("I train on 8 GPUs: is my effective batch m × A × 8?"), ("MB-2",),
              "02_effective_batch", _gpus),
-    Question("short-group", "What happens to the samples of the last, short group?", ("MB-4",),
+    Question("short-group", lambda: t("What happens to the samples of the last, short group?"), ("MB-4",),
              "04_accumulation_group", _short_group),
-    Question("checkpoint-gradient", "Does activation checkpointing change my gradients?", ("CK-1",),
+    Question("checkpoint-gradient", lambda: t("Does activation checkpointing change my gradients?"), ("CK-1",),
              "08_checkpointing", _checkpoint_gradient),
-    Question("checkpoint-or-accumulate", "Checkpointing or a smaller microbatch: which saves more memory?",
+    Question("checkpoint-or-accumulate",
+             lambda: t("Checkpointing or a smaller microbatch: which saves more memory?"),
              ("CK-2", "GA-1"), "08_checkpointing", _checkpoint_or_accumulate),
-    Question("first-step-memory", "Why does memory jump at the first update?", ("MB-9",),
+    Question("first-step-memory", lambda: t("Why does memory jump at the first update?"), ("MB-9",),
              "09_memory_check_and_decide", _first_step_memory),
-    Question("fp16-skips", "With fp16, can an update be skipped — and does the schedule notice?",
+    Question("fp16-skips", lambda: t("With fp16, can an update be skipped — and does the schedule notice?"),
              ("MB-5", "MB-6"), "05_mixed_precision", _fp16_skips),
-    Question("duplicates", "How do I know each GPU sees different samples?", ("MB-7",),
+    Question("duplicates", lambda: t("How do I know each GPU sees different samples?"), ("MB-7",),
              "06_data_parallel", _duplicates),
-    Question("bit-identical", "Why are my weights not bit-identical after switching to accumulation?",
+    Question("bit-identical", lambda: t("Why are my weights not bit-identical after switching to accumulation?"),
              ("MB-8",), "07_same_batch_different_experiment", _bit_identical),
-    Question("offload", "Should I offload activations to the CPU?", ("CK-4",), "08_checkpointing", _offload),
-    Question("checkpoint-vs-accumulate", "Checkpointing or accumulation: which one changes my training?",
+    Question("offload", lambda: t("Should I offload activations to the CPU?"), ("CK-4",), "08_checkpointing",
+             _offload),
+    Question("checkpoint-vs-accumulate", lambda: t("Checkpointing or accumulation: which one changes my training?"),
              ("CK-2", "MB-8"), "08_checkpointing", _checkpoint_vs_accumulate),
-    Question("hugging-face", "Does the Hugging Face Trainer normalize accumulation correctly?",
+    Question("hugging-face", lambda: t("Does the Hugging Face Trainer normalize accumulation correctly?"),
              ("GA-3", "GA-4", "GA-6"), "03_loss_normalization", _hugging_face),
 ]}
+
+
+def rtl_markdown(text: str, code: str | None = None) -> str:
+    """``text`` (Markdown) wrapped in ``<div dir="rtl">`` when ``code`` (default: the current course
+    language) is written right to left, as the Arabic edition wraps its markdown cells; else as is.
+    Course: MB-12."""
+    if direction(code) != "rtl":
+        return text
+    return f'<div dir="rtl" lang="{code or language()}">\n\n{text}\n\n</div>'
 
 
 def ask(key: str) -> Answer:
@@ -402,19 +440,18 @@ def ask(key: str) -> Answer:
         raise KeyError(f"no question {key!r}; ask one of: {', '.join(QUESTIONS)}")
     q = QUESTIONS[key]
     text, evidence = q.measure()
-    return Answer(q.key, q.question, text, evidence, q.sections, q.chapter)
+    return Answer(q.key, q.question, text, evidence, q.sections, q.chapter, language())
 
 
 class QuestionsLab(Lab):
     """Pick a question; its measurement runs and the answer quotes the numbers (course: MB-12)."""
 
-    title = "MB-12 · Ask a question; the answer is measured now"
-
     def __init__(self, key: str = "same-gradient"):
         import ipywidgets as w
 
+        self.title = t("MB-12 · Ask a question; the answer is measured now")
         options = [(q.question, q.key) for q in QUESTIONS.values()]
-        super().__init__(key=w.Dropdown(options=options, value=key, description="question",
+        super().__init__(key=w.Dropdown(options=options, value=key, description=t("question"),
                                         layout=w.Layout(width="95%")))
 
     def compute(self, key: str) -> Answer:
@@ -423,4 +460,4 @@ class QuestionsLab(Lab):
     def render(self, result: Answer) -> None:
         from IPython.display import Markdown, display
 
-        display(Markdown(result.markdown()))
+        display(Markdown(result._repr_markdown_()))

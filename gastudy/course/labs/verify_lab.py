@@ -13,6 +13,7 @@ The labs of ``notebooks/10_verify_and_record.ipynb``:
 
 from __future__ import annotations
 
+import html
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,8 @@ from gastudy.check.verify import VerifyReport, verify_one_update
 from gastudy.core.models import MODEL_NAMES
 from gastudy.core.precision import PRECISIONS
 from gastudy.core.record import RunRecord
-from gastudy.course.widgets import Lab, show_table
+from gastudy.course.i18n import t
+from gastudy.course.widgets import Lab, rtl_attr, show_html, show_table
 from gastudy.memory.probes import MemoryProbe
 from gastudy.memory.saved import format_bytes
 
@@ -60,10 +62,38 @@ def verify(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: in
     return ranks[0]["report"]
 
 
-class VerifyLab(Lab):
-    """The one-update verifier on your configuration: every check, its measurement, the verdict (MB-10)."""
+def check_name(name: str) -> str:
+    """The name of a verifier check (:class:`gastudy.check.verify.Check` ``.name``, English in the
+    library) in the current course language; an unknown name is returned as is. Course: MB-10, MB-7."""
+    return {
+        "gradient equals the big batch": t("gradient equals the big batch"),
+        "same sample ids": t("same sample ids"),
+        "finite gradients": t("finite gradients"),
+        "gradients zero at the group boundary": t("gradients zero at the group boundary"),
+        "exactly one optimizer step": t("exactly one optimizer step"),
+        "exactly one scheduler step": t("exactly one scheduler step"),
+        "gradient equals the single-process big batch": t("gradient equals the single-process big batch"),
+        "same gradient on every replica": t("same gradient on every replica"),
+        "sample ids distinct across replicas": t("sample ids distinct across replicas"),
+        "global denominator = the big batch's supervised items":
+            t("global denominator = the big batch's supervised items"),
+    }.get(name, name)
 
-    title = "MB-10 · Verify one update on a small controlled set before any campaign"
+
+def verdict_lines(report: VerifyReport) -> list[str]:
+    """The verdict under the table, in the current course language: ``PASSED``, or ``FAILED`` and
+    the reasons. The reasons (what was measured) come from the library and stay English. MB-10."""
+    if report.passed:
+        return [t("PASSED")]
+    return [t("FAILED:"), *(f"- {reason}" for reason in report.reasons)]
+
+
+class VerifyLab(Lab):
+    """The one-update verifier on your configuration: every check, its measurement, the verdict (MB-10).
+
+    The check names and the verdict are in the course language; the measured details and the
+    failure reasons are the library's English sentences (:mod:`gastudy.check.verify`).
+    """
 
     def __init__(self, model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
                  replicas: int = 1, precision: str = "fp32", normalization: str = "tokens"):
@@ -71,21 +101,27 @@ class VerifyLab(Lab):
 
         from gastudy.core.loss import NORMALIZATIONS
 
+        self.title = t("MB-10 · Verify one update on a small controlled set before any campaign")
         super().__init__(
-            model=w.Dropdown(options=MODEL_NAMES, value=model, description="model"),
+            model=w.Dropdown(options=MODEL_NAMES, value=model, description=t("model")),
             micro_batch=w.IntSlider(value=micro_batch, min=2, max=8, description="m"),
             accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=8, description="A"),
-            replicas=w.IntSlider(value=replicas, min=1, max=3, description="D (processes)"),
-            precision=w.Dropdown(options=PRECISIONS, value=precision, description="precision"),
-            normalization=w.Dropdown(options=NORMALIZATIONS, value=normalization, description="normalization"),
+            replicas=w.IntSlider(value=replicas, min=1, max=3, description=t("D (processes)")),
+            precision=w.Dropdown(options=PRECISIONS, value=precision, description=t("precision")),
+            normalization=w.Dropdown(options=NORMALIZATIONS, value=normalization, description=t("normalization")),
         )
 
     def compute(self, **values) -> VerifyReport:
         return verify(**values)
 
     def render(self, result: VerifyReport) -> None:
-        show_table([{"check": c.name, "ok": "✓" if c.ok else "✗", "measured": c.detail} for c in result.checks])
-        print("\nPASSED" if result.passed else "\nFAILED:\n- " + "\n- ".join(result.reasons))
+        show_table([{"check": check_name(c.name), "ok": "✓" if c.ok else "✗", "measured": c.detail}
+                    for c in result.checks],
+                   headers={"check": t("check"), "ok": t("ok"), "measured": t("measured")})
+        lines = verdict_lines(result)
+        show_html(f"<p{rtl_attr()}><b>{html.escape(lines[0])}</b>"
+                  + "".join(f'<br><span dir="ltr">{html.escape(line)}</span>' for line in lines[1:]) + "</p>",
+                  "\n" + "\n".join(lines))
 
 
 @dataclass
@@ -133,19 +169,25 @@ def record_run(model: str = "tiny-gpt", micro_batch: int = 4, accumulation_steps
 
 
 class RecordLab(Lab):
-    """A short run, its record (with last-group handling and peak), shown and saved (MB-10)."""
+    """A short run, its record (with last-group handling and peak), shown and saved (MB-10).
 
-    title = "MB-10 · The run record: everything needed to interpret or repeat the run"
+    The record itself (its Markdown and JSON) stays English: it is a file written for tools and
+    for whoever repeats the run, and its field names are the library's. The line under it is in
+    the course language.
+    """
 
     def __init__(self, micro_batch: int = 4, accumulation_steps: int = 4, last_group: str = "keep",
                  stage: str = "trial"):
         import ipywidgets as w
 
+        self.title = t("MB-10 · The run record: everything needed to interpret or repeat the run")
+        stages = {"preparation": t("preparation"), "trial": t("trial"), "accepted": t("accepted")}
         super().__init__(
             micro_batch=w.IntSlider(value=micro_batch, min=1, max=8, description="m"),
             accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=8, description="A"),
-            last_group=w.Dropdown(options=["keep", "drop"], value=last_group, description="last group"),
-            stage=w.Dropdown(options=STAGES, value=stage, description="stage"),
+            last_group=w.Dropdown(options=[(t("keep"), "keep"), (t("drop"), "drop")], value=last_group,
+                                  description=t("last group")),
+            stage=w.Dropdown(options=[(stages[s], s) for s in STAGES], value=stage, description=t("stage")),
         )
 
     def compute(self, micro_batch: int, accumulation_steps: int, last_group: str, stage: str) -> RecordResult:
@@ -157,4 +199,6 @@ class RecordLab(Lab):
 
         display(Markdown(result.record.to_markdown()))
         peak = result.record.peak_memory_bytes.get("cpu", 0)
-        print(f"observed peak {format_bytes(peak)}; saved to {result.json_path} and {result.markdown_path.name}")
+        line = t("observed peak {peak}; saved to {json} and {markdown}", peak=format_bytes(peak),
+                 json=result.json_path, markdown=result.markdown_path.name)
+        show_html(f"<p{rtl_attr()}>{html.escape(line)}</p>", line)
