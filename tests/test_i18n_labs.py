@@ -3,6 +3,8 @@ exercise feedback come from the string tables, Arabic HTML is right-to-left, Eng
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gastudy.course import i18n
@@ -101,6 +103,161 @@ def test_tables_and_exercise_feedback_follow_the_language(capsys):
     i18n.set_language("en")
     assert format_table(rows).html.startswith('<div class="gastudy-table" style=')
     assert check_exercise("00.1", None).status == "not attempted yet"
+
+
+# ----------------------------------------------------------------------------- chapters 06–09
+def _labs_06_09() -> dict:
+    """Each lab of chapters 06–09 with cheap settings (built once per language by the test)."""
+    from gastudy.course.labs import checkpoint_lab as ck
+    from gastudy.course.labs import experiment as ex
+    from gastudy.course.labs import memory_lab as mem
+
+    return {
+        "07 norms": lambda: ex.NormalizationLab(micro_batch=2, accumulation_steps=1),
+        "07 rounding": lambda: ex.RoundingLab(micro_batch=1, accumulation_steps=1, updates=0),
+        "07 updates": lambda: ex.UpdatesPerEpochLab(dataset_size=100),
+        "07 throughput": lambda: ex.ThroughputLab(hidden=64, seq_len=16, repeats=3),
+        "08 saved": lambda: ck.SavedBytesLab(hidden=64, layers=1),
+        "08 layers": lambda: ck.LayerDiagramLab(every_n_layers=2, layers=3),
+        "08 tradeoff": lambda: ck.TradeoffLab(micro_batch=1, seq_len=32, repeats=2),
+        "08 combine": lambda: ck.CombineLab(seq_len=32, repeats=2),
+        "08 formula": lambda: ck.FormulaLab(seq_len=16, hidden=64),
+        "08 offload": lambda: ck.OffloadLab(micro_batch=1, seq_len=32),
+        "09 timeline": lambda: mem.TimelineLab(micro_batch=1, accumulation_steps=1, groups=2),
+        "09 devices": lambda: mem.DevicesLab(),
+        "09 planner": lambda: mem.PlannerLab(budget_mib=100, target=8, hidden=64, seq_len=8),
+    }
+
+
+SYMBOLS = {"m", "A", "D", "n"}  # control labels that are the course's symbols in every language
+
+
+def _assert_built_in(lab, code: str, printed: str) -> None:
+    """The lab's title, control labels and option labels are translations; Arabic HTML is rtl."""
+    translations = i18n.table(code)
+    english_of = {v: k for k, v in translations.items() if v != k}
+    header = _header(lab)
+    assert lab.title in english_of and lab.title in header, lab.title
+    assert ('dir="rtl"' in header) == (code == "ar")
+    for name, control in lab.controls.items():
+        label = control.description
+        assert label in SYMBOLS or label in english_of, f"{name}: {label!r} is not translated"
+        for option in getattr(control, "options", ()):
+            if isinstance(option, tuple) and isinstance(option[1], str) and option[0] != option[1]:
+                assert option[0] in english_of, f"{name}: option {option!r}"
+    text = re.sub(r"<IPython\.core\.display\.Image object>|\x1b\[2K|\r", "", printed).strip()  # plots aside
+    words = [v for v in translations.values() if len(v) > 3]
+    assert text == "" or any(w in text for w in words), text[:200]
+
+
+_MEASURED: dict = {}  # lab name → its English lab's result: each measurement runs once, rendered in both languages
+
+
+def _timed(kind: str):
+    """The timing labs' measurements on a smaller model, one repeat: the same result types, in less time."""
+    from gastudy.course.labs.checkpoint_lab import COMBINATIONS, SETTINGS
+    from gastudy.course.labs.experiment import LAYOUTS
+    from gastudy.memory.timing import compare_checkpointing, compare_layouts
+
+    small = {"hidden": 32, "layers": 4, "heads": 4, "max_len": 32}
+    if kind == "layouts":
+        return compare_layouts(LAYOUTS, model="tiny-gpt", model_kwargs=small, seq_len=8, repeats=1)
+    if kind == "settings":
+        return compare_checkpointing(SETTINGS, micro_batch=1, accumulation_steps=1, seq_len=8, model_kwargs=small,
+                                     repeats=1)
+    runs = [r for n in (None, 1) for r in compare_layouts(((8, 1), (2, 4)), every_n_layers=n, seq_len=8,
+                                                          repeats=1, model_kwargs=small)]
+    by_key = {(r.micro_batch, r.accumulation_steps, r.every_n_layers): r for r in runs}
+    return {name: by_key[key] for name, key in COMBINATIONS.items()}
+
+
+_CHEAPER = {"07 throughput": lambda: _timed("layouts"), "08 tradeoff": lambda: _timed("settings"),
+            "08 combine": lambda: _timed("combine")}
+
+
+@pytest.mark.parametrize("code", ["tr", "ar"])
+@pytest.mark.parametrize("name", sorted(_labs_06_09()))
+def test_labs_of_chapters_06_to_09_in_turkish_and_arabic(name, code, capsys, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    if name not in _MEASURED:
+        _MEASURED[name] = _CHEAPER.get(name, lambda: _labs_06_09()[name]().result)()
+    i18n.set_language(code)
+    capsys.readouterr()
+    from gastudy.course.widgets import Lab
+
+    # the lab is built in the chosen language and draws the measured result (not measured again)
+    monkeypatch.setattr(Lab, "refresh", lambda self: (setattr(self, "result", _MEASURED[name]),
+                                                      self.render(self.result)))
+    lab = _labs_06_09()[name]()
+    printed = capsys.readouterr().out  # render's tables and verdicts (no IPython: printed as text)
+    _assert_built_in(lab, code, printed)
+    plt.close("all")
+
+
+@pytest.mark.parametrize("peaks, fixed, budget", [
+    ({8: 300, 4: 200, 2: 150, 1: 120}, 110, 100),  # the fixed part alone is over the budget
+    ({8: 300, 4: 200, 2: 150, 1: 120}, 40, 100),  # even m = 1 is over: activations too large
+    ({8: 300, 4: 200, 2: 90, 1: 80}, 60, 100),  # m = 2 fits; the fixed part dominates its peak
+    ({8: 90, 4: 80, 2: 70, 1: 60}, 10, 100),  # the largest m fits
+])
+def test_chapter_09_planner_verdict_in_the_course_language_says_what_the_library_says(peaks, fixed, budget):
+    from gastudy.course.labs.memory_lab import plan_verdict
+    from gastudy.memory.planner import plan_for_budget
+
+    plan = plan_for_budget(budget, 8, measure=lambda m, a: (peaks[m], fixed))  # given numbers, no measurement
+    assert plan_verdict(plan) == plan.verdict  # English: the library's verdict, word for word
+    i18n.set_language("es")
+    spanish = plan_verdict(plan)
+    assert spanish != plan.verdict and spanish.split(" ")[0] in ("Ningún", f"m={plan.chosen and plan.chosen.micro_batch},")
+
+
+def test_chapter_09_timeline_texts_from_the_library_are_shown_in_the_course_language(capsys):
+    from gastudy.course.labs.memory_lab import TimelineLab, phase_name
+
+    i18n.set_language("es")
+    assert phase_name("forward 2.1") == "adelante 2.1" and phase_name("update 1") == "actualización 1"
+    assert phase_name("baseline") == "base"
+    capsys.readouterr()
+    lab = TimelineLab(micro_batch=1, accumulation_steps=1, groups=2)
+    out = capsys.readouterr().out
+    assert "Una prueba con solo la pasada hacia adelante" in out and "A forward-only check" not in out
+    assert "A forward-only check" in lab.result.summary()  # the library's own summary stays English
+
+
+def test_exercises_of_chapters_06_to_09_answer_in_the_chosen_language():
+    i18n.set_language("tr")
+    assert check_exercise("07.1", 1000 // 48).feedback == i18n.table("tr")[
+        "that drops the short last group; this run keeps it (last_group='keep')."]
+    assert check_exercise("08.1", [0, 3, 6, 9]).feedback.startswith("bunlar 0'dan başlayan indisler")
+    i18n.set_language("ar")
+    result = check_exercise("09.1", [1, 2, 3, 4, 6, 8, 12, 16, 24, 48])
+    assert not result and result.feedback == "هذا يتجاهل D: كل نسخة مكرَّرة تأخذ 48 ÷ 2 عيّنة في كل تحديث."
+    assert 'dir="rtl"' in result.to_html()
+
+
+@pytest.mark.parametrize("lab_name, steps, first_note", [
+    ("norms", 3 + 2, "bn-mlp: büyük yığına karşı bir güncelleme"),  # 3 models, then BatchNorm at m = 2 and 4
+    ("rounding", 3 + 2, "fp64 ile bir güncelleme"),  # 3 precisions, then 2 drifts
+    ("timeline", 1 + 2, "ısınma güncellemesi"),  # the warm-up, then 2 groups
+    ("planner", 4, "m=8, A=1 ölçülüyor (1 / 4)"),  # m = 8, 4, 2, 1
+])
+def test_slow_labs_of_07_and_09_advance_their_progress_bar_per_measured_step(lab_name, steps, first_note):
+    """Each measured step moves the busy row's bar forward, with a note in the course language."""
+    from gastudy.course.labs import experiment as ex
+    from gastudy.course.labs import memory_lab as mem
+
+    lab = {"norms": lambda: ex.NormalizationLab(micro_batch=2, accumulation_steps=2),
+           "rounding": lambda: ex.RoundingLab(micro_batch=1, accumulation_steps=2, updates=5),
+           "timeline": lambda: mem.TimelineLab(micro_batch=1, accumulation_steps=1, groups=2),
+           "planner": lambda: mem.PlannerLab(budget_mib=100, target=8, hidden=64, seq_len=8)}[lab_name]()
+    i18n.set_language("tr")
+    seen = []
+    lab.report_progress = lambda fraction, text="": seen.append((fraction, text))
+    lab.refresh()
+    fractions = [f for f, _ in seen]
+    assert len(seen) == steps and fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] <= 1.0
+    assert len(set(fractions)) == steps and seen[0][1] == first_note
 
 
 # ----------------------------------------------------------------------------- chapters 10–12

@@ -6,7 +6,7 @@ appear), the first update (optimizer state appears), then the steady state.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -167,6 +167,7 @@ def phase_timeline(
     model_kwargs: dict | None = None,
     seed: int = 0,
     warmup: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Timeline:
     """Memory after every phase of ``groups`` real updates by the engine (course: MB-9).
 
@@ -176,7 +177,9 @@ def phase_timeline(
     the peak since the previous row, the saved-for-backward bytes and exact weight, gradient
     and optimizer-state bytes. A name builds a fresh model (tiny-gpt widened so activations
     are visible in process memory); ``every_n_layers`` enables checkpointing for the run.
-    ``warmup`` first runs one throwaway update on a copy. Raises ``ValueError`` for sizes < 1.
+    ``warmup`` first runs one throwaway update on a copy. ``progress(done, total)``, when given,
+    is called before the warm-up and after each update (``total`` = groups, plus 1 for the
+    warm-up): a widget's progress bar. Raises ``ValueError`` for sizes < 1.
     """
     if min(micro_batch, accumulation_steps, groups) < 1:
         raise ValueError(f"micro_batch, accumulation_steps and groups must be ≥ 1, got "
@@ -190,8 +193,11 @@ def phase_timeline(
     rows: list[PhaseRow] = []
     at = {"group": 0, "mb": 0, "queued": False}
     counter = SavedTensorCounter(net)
+    total = groups + int(warmup)
     with checkpointing(net, every_n_layers, offload) as ck:
         if warmup:
+            if progress is not None:
+                progress(0, total)
             _warm_up(net, optimizer, batches[0], task)
         probe.release()
         start = probe.current_bytes() - state_bytes(net)["weights"]  # usage without the model
@@ -223,6 +229,8 @@ def phase_timeline(
 
         def after_step(*_) -> None:
             record(f"update {at['group']}", "first update" if at["group"] == 1 else "steady")
+            if progress is not None:
+                progress(at["group"] + int(warmup), total)
 
         handles = [net.register_forward_pre_hook(lambda *_: counter.reset()),
                    net.register_forward_hook(after_forward), opt.register_step_post_hook(after_step),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from gastudy.core.plan import BatchPlan
 from gastudy.course.exercises import exercise
+from gastudy.course.i18n import t
 from gastudy.course.labs.experiment import bn_gap, count_updates
 
 
@@ -21,12 +22,12 @@ def updates_in_one_epoch(answer: object) -> tuple[bool, str]:
     expected = count_updates(1000, BatchPlan(6, 8)).updates
     value = _as_int(answer)
     if value is None:
-        return False, f"answer with a whole number of updates, got {answer!r}"
+        return False, t("answer with a whole number of updates, got {answer}", answer=repr(answer))
     if value == expected:
-        return True, f"{expected} updates: ceil(1000 ÷ 48), the last one with a short group."
+        return True, t("{n} updates: ceil(1000 ÷ 48), the last one with a short group.", n=expected)
     if value == 1000 // 48:
-        return False, "that drops the short last group; this run keeps it (last_group='keep')."
-    return False, f"{value} is not it: how many samples does one update take (m × A × D)?"
+        return False, t("that drops the short last group; this run keeps it (last_group='keep').")
+    return False, t("{answer} is not it: how many samples does one update take (m × A × D)?", answer=value)
 
 
 @exercise("07.2")
@@ -36,13 +37,14 @@ def batchnorm_split(answer: object) -> tuple[bool, str]:
     expected = min(m for m, g in gaps.items() if g < 0.5)
     value = _as_int(answer)
     if value is None:
-        return False, f"answer with the microbatch size m (an int), got {answer!r}"
+        return False, t("answer with the microbatch size m (an int), got {answer}", answer=repr(answer))
     if value == expected:
-        return True, (f"m = {expected} (gap {gaps[expected]:.2f}); even there BatchNorm does not match the big "
-                      "batch — only m = 32 (no accumulation) does.")
+        return True, t("m = {m} (gap {gap}); even there BatchNorm does not match the big batch — only m = 32 "
+                       "(no accumulation) does.", m=expected, gap=f"{gaps[expected]:.2f}")
     if value in gaps:
-        return False, f"at m = {value} the measured gap is {gaps[value]:.3g}; measure the others with bn_gap(m, 32 // m)."
-    return False, f"m must divide 32 (2, 4, 8, 16, 32), got {value}"
+        return False, t("at m = {m} the measured gap is {gap}; measure the others with bn_gap(m, 32 // m).", m=value,
+                         gap=f"{gaps[value]:.3g}")
+    return False, t("m must divide 32 (2, 4, 8, 16, 32), got {answer}", answer=value)
 
 
 @exercise("07.3")
@@ -52,10 +54,12 @@ def epochs_for_same_updates(answer: object) -> tuple[bool, str]:
     per_epoch = count_updates(1000, BatchPlan(8, 8)).updates
     expected = before / per_epoch
     if isinstance(answer, bool) or not isinstance(answer, int | float):
-        return False, f"answer with a number of epochs, got {answer!r}"
+        return False, t("answer with a number of epochs, got {answer}", answer=repr(answer))
     if abs(answer - expected) < 1e-9:
-        return True, (f"{before} updates before, {per_epoch} per epoch now → {expected:g} epochs: twice the "
-                      "samples for the same number of updates. Write that assumption down.")
+        return True, t("{before} updates before, {per_epoch} per epoch now → {epochs} epochs: twice the samples for the "
+                       "same number of updates. Write that assumption down.", before=before, per_epoch=per_epoch,
+                       epochs=f"{expected:g}")
     if abs(answer - 10) < 1e-9:
-        return False, "10 epochs keep the samples seen, not the number of updates."
-    return False, f"count the updates of one epoch in each setting (count_updates) and divide; got {answer}"
+        return False, t("10 epochs keep the samples seen, not the number of updates.")
+    return False, t("count the updates of one epoch in each setting (count_updates) and divide; got {answer}",
+                     answer=answer)

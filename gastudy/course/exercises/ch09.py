@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gastudy.course.exercises import exercise
+from gastudy.course.i18n import t
 
 
 @exercise("09.1")
@@ -12,12 +13,12 @@ def planner_candidates(answer: object) -> tuple[bool, str]:
 
     expected = candidate_micro_batches(48, 2)
     if not isinstance(answer, list | tuple):
-        return False, f"answer with a list of microbatch sizes, got {answer!r}"
+        return False, t("answer with a list of microbatch sizes, got {answer}", answer=repr(answer))
     if list(answer) == expected:
-        return True, f"{expected}: every divisor of 48 ÷ 2 = 24, so m × A × 2 = 48 exactly."
+        return True, t("{sizes}: every divisor of 48 ÷ 2 = 24, so m × A × 2 = 48 exactly.", sizes=expected)
     if list(answer) == candidate_micro_batches(48, 1):
-        return False, "that ignores D: each replica takes 48 ÷ 2 samples per update."
-    return False, f"{list(answer)} is not it: which m divide the per-replica share 48 ÷ D?"
+        return False, t("that ignores D: each replica takes 48 ÷ 2 samples per update.")
+    return False, t("{answer} is not it: which m divide the per-replica share 48 ÷ D?", answer=list(answer))
 
 
 @exercise("09.2")
@@ -26,15 +27,16 @@ def fixed_part(answer: object) -> tuple[bool, str]:
     from gastudy.memory.planner import measure_peak
 
     if isinstance(answer, bool) or not isinstance(answer, int | float):
-        return False, f"answer with a number of bytes, got {answer!r}"
+        return False, t("answer with a number of bytes, got {answer}", answer=repr(answer))
     measured = measure_peak(1, 1, "tiny-gpt", model_kwargs={"hidden": 384, "layers": 4, "heads": 4},
                             seq_len=8, groups=1).fixed_bytes
     if abs(answer - measured) <= 1e-3 * measured:
-        return True, (f"measured {measured:,} bytes: 4 bytes × parameters × 4 (weights, gradients, two AdamW "
-                      "moments), plus a few bytes of step counters.")
+        return True, t("measured {measured} bytes: 4 bytes × parameters × 4 (weights, gradients, two AdamW moments), plus "
+                       "a few bytes of step counters.", measured=f"{measured:,}")
     ratio = answer / measured
-    for k, what in ((0.5, "only weights and gradients: AdamW adds two moments per weight"),
-                    (0.25, "only the weights"), (0.75, "one copy is missing: weights, gradients and two moments")):
+    for k, what in ((0.5, t("that is only weights and gradients: AdamW adds two moments per weight.")),
+                    (0.25, t("that is only the weights.")),
+                    (0.75, t("that is one copy missing: weights, gradients and two moments."))):
         if abs(ratio - k) < 0.01:
-            return False, f"that is {what}."
-    return False, f"{answer:,} is {ratio:.2f}× the measured fixed part"
+            return False, what
+    return False, t("{answer} is {ratio}× the measured fixed part", answer=f"{answer:,}", ratio=f"{ratio:.2f}")

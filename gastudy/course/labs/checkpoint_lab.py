@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import torch
 
 from gastudy.core.checkpointing import checkpointing, layer_selection
-from gastudy.course.labs.experiment import devices, steady_timing
-from gastudy.course.widgets import Lab, show_figure, show_table, subplots
+from gastudy.course.i18n import t
+from gastudy.course.labs.experiment import devices, steady_timing, timing_progress
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 from gastudy.memory.saved import FormulaCheck, format_bytes, formula_check, saved_bytes
 from gastudy.memory.timing import (
     RunTiming,
@@ -76,36 +77,36 @@ def saved_bytes_sweep(hidden: int = 128, layers: int = 4, batches: tuple[int, ..
         return out[0], out[1]
 
     return SavedBytesSweep(hidden, layers, seq_len, micro_batch, {m: pair(m, seq_len) for m in batches},
-                           {t: pair(micro_batch, t) for t in sequences})
+                           {T: pair(micro_batch, T) for T in sequences})
 
 
 class SavedBytesLab(Lab):
     """What the forward keeps for backward, against m and T, with and without checkpointing (CK-1)."""
 
-    title = "CK-1 · Bytes kept for backward grow with the batch and the sequence; checkpointing keeps far fewer"
-
     def __init__(self, hidden: int = 128, layers: int = 4):
         import ipywidgets as w
 
-        super().__init__(hidden=w.Dropdown(options=[64, 128, 256], value=hidden, description="hidden"),
-                         layers=w.IntSlider(value=layers, min=1, max=8, description="layers"))
+        self.title = t("CK-1 · Bytes kept for backward grow with the batch and the sequence; checkpointing keeps far fewer")
+        super().__init__(hidden=w.Dropdown(options=[64, 128, 256], value=hidden, description=t("hidden")),
+                         layers=int_slider(layers, 1, 8, t("layers")))
 
     def compute(self, hidden: int, layers: int) -> SavedBytesSweep:
         return saved_bytes_sweep(hidden, layers)
 
     def render(self, result: SavedBytesSweep) -> None:
         fig, axes = subplots(1, 2, figsize=(10, 3.3))
-        for ax, data, xlabel in [(axes[0], result.by_batch, f"m (sequence {result.seq_len})"),
-                                 (axes[1], result.by_sequence, f"sequence length T (m = {result.micro_batch})")]:
+        for ax, data, xlabel in [(axes[0], result.by_batch, t("m (sequence {T})", T=result.seq_len)),
+                                 (axes[1], result.by_sequence, t("sequence length T (m = {m})", m=result.micro_batch))]:
             xs = list(data)
-            ax.plot(xs, [data[x][0] / MIB for x in xs], "o-", label="no checkpointing")
-            ax.plot(xs, [data[x][1] / MIB for x in xs], "s-", label="checkpoint every layer")
+            ax.plot(xs, [data[x][0] / MIB for x in xs], "o-", label=t("no checkpointing"))
+            ax.plot(xs, [data[x][1] / MIB for x in xs], "s-", label=t("checkpoint every layer"))
             ax.set_xlabel(xlabel)
-            ax.set_ylabel("MiB saved for backward")
+            ax.set_ylabel(t("MiB saved for backward"))
             ax.legend(fontsize=8)
         show_figure(fig)
         show_table([{"m": m, "T": result.seq_len, "without": format_bytes(a), "with": format_bytes(b),
-                     "kept": f"{b / a:.1%}"} for m, (a, b) in result.by_batch.items()])
+                     "kept": f"{b / a:.1%}"} for m, (a, b) in result.by_batch.items()],
+                   headers={"without": t("without"), "with": t("with"), "kept": t("kept")})
 
 
 # ----------------------------------------------------------------------------- CK-3 diagram
@@ -144,31 +145,29 @@ def draw_layers(choice: LayerChoice, ax) -> None:
     from matplotlib.patches import FancyBboxPatch
 
     for k, on in enumerate(choice.selection, 1):
-        for row, text in ((1.0, "CP" if on else "keep"), (0.0, "rerun" if on else "keep")):
+        for row, text in ((1.0, t("CP") if on else t("keep")), (0.0, t("rerun") if on else t("keep"))):
             ax.add_patch(FancyBboxPatch((k - 0.4, row - 0.3), 0.8, 0.6, boxstyle="round,pad=0.02",
                                         color="C3" if on else "C0", alpha=0.85))
             ax.text(k, row + 0.08, f"L{k}", ha="center", va="center", color="white", weight="bold")
             ax.text(k, row - 0.16, text, ha="center", va="center", color="white", fontsize=8)
     ax.annotate("", xy=(choice.layers + 0.7, 1.45), xytext=(0.3, 1.45), arrowprops={"arrowstyle": "->"})
     ax.annotate("", xy=(0.3, -0.45), xytext=(choice.layers + 0.7, -0.45), arrowprops={"arrowstyle": "->"})
-    ax.text(0.2, 1.0, "forward", ha="right", va="center")
-    ax.text(0.2, 0.0, "backward", ha="right", va="center")
+    ax.text(0.2, 1.0, t("forward"), ha="right", va="center")
+    ax.text(0.2, 0.0, t("backward"), ha="right", va="center")
     ax.set_xlim(-0.8, choice.layers + 0.8)
     ax.set_ylim(-0.7, 1.7)
     ax.axis("off")
-    ax.set_title(f"every_n_layers = {choice.every_n_layers}: checkpointed layers {choice.checkpointed}")
+    ax.set_title(t("every_n_layers = {n}: checkpointed layers {layers}", n=choice.every_n_layers,
+                   layers=choice.checkpointed))
 
 
 class LayerDiagramLab(Lab):
     """Which layers ``every_n_layers`` checkpoints, drawn, and what each then keeps (CK-3)."""
 
-    title = "CK-3 · every_n_layers: the first layer and every n-th after it"
-
     def __init__(self, every_n_layers: int = 2, layers: int = 6):
-        import ipywidgets as w
-
-        super().__init__(every_n_layers=w.IntSlider(value=every_n_layers, min=1, max=4, description="n"),
-                         layers=w.IntSlider(value=layers, min=2, max=12, description="layers"))
+        self.title = t("CK-3 · every_n_layers: the first layer and every n-th after it")
+        super().__init__(every_n_layers=int_slider(every_n_layers, 1, 4, "n"),
+                         layers=int_slider(layers, 2, 12, t("layers")))
 
     def compute(self, every_n_layers: int, layers: int) -> LayerChoice:
         return layer_choice(every_n_layers, layers)
@@ -178,14 +177,14 @@ class LayerDiagramLab(Lab):
                                           gridspec_kw={"height_ratios": [1.3, 1]})
         draw_layers(result, top)
         ks = list(range(1, result.layers + 1))
-        bottom.bar(ks, [b / 1024 for b in result.saved_plain], color="0.8", label="without checkpointing")
-        for on, color, label in ((True, "C3", "checkpointed: keeps its input only"),
-                                 (False, "C0", "not checkpointed: keeps everything")):
+        bottom.bar(ks, [b / 1024 for b in result.saved_plain], color="0.8", label=t("without checkpointing"))
+        for on, color, label in ((True, "C3", t("checkpointed: keeps its input only")),
+                                 (False, "C0", t("not checkpointed: keeps everything"))):
             picked = [(k, b) for k, b, sel in zip(ks, result.saved_by_layer, result.selection) if sel == on]
             if picked:
                 bottom.bar([k for k, _ in picked], [b / 1024 for _, b in picked], color=color, label=label)
         bottom.set_xticks(ks, [f"L{k}" for k in ks])
-        bottom.set_ylabel("KiB kept for backward")
+        bottom.set_ylabel(t("KiB kept for backward"))
         bottom.set_ylim(0, 1.5 * max(result.saved_plain) / 1024)
         bottom.legend(fontsize=8, loc="upper center", ncol=3)
         show_figure(fig)
@@ -196,68 +195,82 @@ SETTINGS = (None, 1, 2, 3, 4)
 
 
 def setting_name(n: int | None) -> str:
-    """``"off"`` or ``"n=2"``: how the labs label a checkpointing setting. Course: CK-2, CK-3."""
-    return "off" if n is None else f"n={n}"
+    """``"off"`` (in the course language) or ``"n=2"``: how the labs label a checkpointing
+    setting. Course: CK-2, CK-3."""
+    return t("off") if n is None else f"n={n}"
 
 
 class TradeoffLab(Lab):
     """Time per update against saved bytes for checkpointing off and every n = 1…4 (CK-2, CK-3)."""
 
-    title = "CK-2, CK-3 · Memory against time as n grows: fewer checkpoints, more memory, less recomputation"
-
     def __init__(self, micro_batch: int = 8, seq_len: int = 64, repeats: int = 3):
         import ipywidgets as w
 
-        super().__init__(micro_batch=w.IntSlider(value=micro_batch, min=1, max=16, description="m"),
-                         seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description="sequence"),
-                         repeats=w.IntSlider(value=repeats, min=2, max=5, description="repeats"),
-                         device=w.Dropdown(options=devices(), value=devices()[-1], description="device"))
+        self.title = t("CK-2, CK-3 · Memory against time as n grows: fewer checkpoints, more memory, less recomputation")
+        super().__init__(micro_batch=int_slider(micro_batch, 1, 16, "m"),
+                         seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description=t("sequence")),
+                         repeats=int_slider(repeats, 2, 5, t("repeats")),
+                         device=w.Dropdown(options=devices(), value=devices()[-1], description=t("device")))
 
     def compute(self, micro_batch: int, seq_len: int, repeats: int, device: str) -> list[RunTiming]:
         with steady_timing(device):
             return compare_checkpointing(SETTINGS, micro_batch=micro_batch, accumulation_steps=1, seq_len=seq_len,
                                          model_kwargs=model_kwargs(128, 8), repeats=repeats, device=device,
-                                         progress=self.report_progress)
+                                         progress=timing_progress(self))
 
     def render(self, result: list[RunTiming]) -> None:
         fig, ax = subplots(figsize=(6.5, 3.5))
         for r in result:
-            t = min(r.timing.times_s) * 1000
-            ax.scatter(r.saved_bytes / MIB, t, s=60, color="C7" if r.every_n_layers is None else "C3")
-            ax.annotate(setting_name(r.every_n_layers), (r.saved_bytes / MIB, t), textcoords="offset points",
+            ms = min(r.timing.times_s) * 1000
+            ax.scatter(r.saved_bytes / MIB, ms, s=60, color="C7" if r.every_n_layers is None else "C3")
+            ax.annotate(setting_name(r.every_n_layers), (r.saved_bytes / MIB, ms), textcoords="offset points",
                         xytext=(6, 4))
-        ax.set_xlabel("MiB kept for backward (one microbatch)")
-        ax.set_ylabel("ms per update (best repeat)")
-        ax.set_title("the trade-off curve: lower-left is better")
+        ax.set_xlabel(t("MiB kept for backward (one microbatch)"))
+        ax.set_ylabel(t("ms per update (best repeat)"))
+        ax.set_title(t("the trade-off curve: lower-left is better"))
         show_figure(fig)
         show_table([{"checkpointing": setting_name(r.every_n_layers), "saved": format_bytes(r.saved_bytes),
                      "peak": format_bytes(r.peak_bytes), "best ms": min(r.timing.times_s) * 1000,
-                     "median ms": r.timing.median_s * 1000} for r in result])
+                     "median ms": r.timing.median_s * 1000} for r in result], headers=timing_headers())
+
+
+def timing_headers() -> dict[str, str]:
+    """The column headers of chapter 08's timing tables in the course language (keys stay English).
+    Course: CK-2, CK-3, CK-4."""
+    return {"choice": t("choice"), "checkpointing": t("checkpointing"), "saved": t("saved"), "peak": t("peak"),
+            "best ms": t("best ms"), "median ms": t("median ms"), "setting": t("setting"),
+            "device peak": t("device peak")}
 
 
 COMBINATIONS = {"none": (8, 1, None), "checkpointing": (8, 1, 1), "accumulation": (2, 4, None),
                 "both": (2, 4, 1)}
 
 
+def combination_name(name: str) -> str:
+    """A key of :data:`COMBINATIONS` in the course language (the keys stay English). Course: CK-2."""
+    return {"none": t("none"), "checkpointing": t("checkpointing"), "accumulation": t("accumulation"),
+            "both": t("both")}.get(name, name)
+
+
 class CombineLab(Lab):
     """None, checkpointing, accumulation, both: one update of the same 8 samples (CK-2)."""
-
-    title = "CK-2 · Checkpointing combines with accumulation: time and memory of the four choices"
 
     def __init__(self, seq_len: int = 64, repeats: int = 3):
         import ipywidgets as w
 
-        super().__init__(seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description="sequence"),
-                         repeats=w.IntSlider(value=repeats, min=2, max=5, description="repeats"),
-                         device=w.Dropdown(options=devices(), value=devices()[-1], description="device"))
+        self.title = t("CK-2 · Checkpointing combines with accumulation: time and memory of the four choices")
+        super().__init__(seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description=t("sequence")),
+                         repeats=int_slider(repeats, 2, 5, t("repeats")),
+                         device=w.Dropdown(options=devices(), value=devices()[-1], description=t("device")))
 
     def compute(self, seq_len: int, repeats: int, device: str) -> dict[str, RunTiming]:
         runs = []
+        report = timing_progress(self)
         with steady_timing(device):
             for half, n in enumerate((None, 1)):  # each pair (8×1, 2×4) is timed interleaved
 
                 def progress(fraction: float, note: str, half: int = half) -> None:
-                    self.report_progress((half + fraction) / 2, note)
+                    report((half + fraction) / 2, note)
 
                 runs += compare_layouts(((8, 1), (2, 4)), every_n_layers=n, seq_len=seq_len, repeats=repeats,
                                         model_kwargs=model_kwargs(128, 4), device=device, progress=progress)
@@ -266,47 +279,64 @@ class CombineLab(Lab):
 
     def render(self, result: dict[str, RunTiming]) -> None:
         fig, (left, right) = subplots(1, 2, figsize=(10, 3.2))
-        names = list(result)
+        names = [combination_name(name) for name in result]
         left.bar(names, [r.saved_bytes / MIB for r in result.values()], color=["C7", "C3", "C0", "C4"])
-        left.set_ylabel("MiB kept for backward per microbatch")
+        left.set_ylabel(t("MiB kept for backward per microbatch"))
         right.bar(names, [min(r.timing.times_s) * 1000 for r in result.values()], color=["C7", "C3", "C0", "C4"])
-        right.set_ylabel("ms per update of 8 samples (best)")
+        right.set_ylabel(t("ms per update of 8 samples (best)"))
         show_figure(fig)
-        show_table([{"choice": name, "m × A": f"{r.micro_batch} × {r.accumulation_steps}",
+        show_table([{"choice": combination_name(name), "m × A": f"{r.micro_batch} × {r.accumulation_steps}",
                      "checkpointing": setting_name(r.every_n_layers), "saved": format_bytes(r.saved_bytes),
                      "peak": format_bytes(r.peak_bytes), "best ms": min(r.timing.times_s) * 1000}
-                    for name, r in result.items()])
+                    for name, r in result.items()], headers=timing_headers())
 
 
 # ----------------------------------------------------------------------------- CK-4 formula and offload
 class FormulaLab(Lab):
     """layers × m × sequence × hidden × bytes against the bytes checkpointed layers keep (CK-4)."""
 
-    title = "CK-4 · What a checkpointed layer still keeps: the formula against the measurement"
-
     def __init__(self, seq_len: int = 64, hidden: int = 128):
         import ipywidgets as w
 
-        super().__init__(every_n_layers=w.IntSlider(value=1, min=1, max=4, description="n"),
-                         micro_batch=w.IntSlider(value=4, min=1, max=16, description="m"),
-                         seq_len=w.Dropdown(options=[16, 32, 64, 128], value=seq_len, description="sequence"),
-                         hidden=w.Dropdown(options=[64, 128, 256], value=hidden, description="hidden"))
+        self.title = t("CK-4 · What a checkpointed layer still keeps: the formula against the measurement")
+        super().__init__(every_n_layers=int_slider(1, 1, 4, "n"),
+                         micro_batch=int_slider(4, 1, 16, "m"),
+                         seq_len=w.Dropdown(options=[16, 32, 64, 128], value=seq_len, description=t("sequence")),
+                         hidden=w.Dropdown(options=[64, 128, 256], value=hidden, description=t("hidden")))
 
     def compute(self, every_n_layers: int, micro_batch: int, seq_len: int, hidden: int) -> FormulaCheck:
         return formula_check("tiny-gpt", micro_batch, seq_len, every_n_layers, model_kwargs=model_kwargs(hidden, 4))
 
     def render(self, result: FormulaCheck) -> None:
         fig, ax = subplots(figsize=(6.5, 2.6))
-        ax.barh(["formula", "measured"], [result.formula_bytes / 1024, result.measured_bytes / 1024],
+        formula, measured = t("formula"), t("measured")
+        ax.barh([formula, measured], [result.formula_bytes / 1024, result.measured_bytes / 1024],
                 color=["C1", "C0"])
-        ax.barh(["formula"], [result.mask_bytes / 1024], left=[result.formula_bytes / 1024], color="0.7",
-                label="+ attention mask")
-        ax.set_xlabel("KiB kept by the checkpointed layers")
+        ax.barh([formula], [result.mask_bytes / 1024], left=[result.formula_bytes / 1024], color="0.7",
+                label=t("+ attention mask"))
+        ax.set_xlabel(t("KiB kept by the checkpointed layers"))
         ax.legend(fontsize=8)
         show_figure(fig)
-        print(f"{result.checkpointed} checkpointed layers × m={result.micro_batch} × T={result.sequence} × "
-              f"hidden={result.hidden} × {result.bytes_per_element} bytes = {format_bytes(result.formula_bytes)}; "
-              f"measured {format_bytes(result.measured_bytes)} (ratio {result.ratio:.4f}).\n{result.note}")
+        print(t("{layers} checkpointed layers × m={m} × T={T} × hidden={hidden} × {bytes} bytes = {formula}; "
+                "measured {measured} (ratio {ratio}).", layers=result.checkpointed, m=result.micro_batch,
+                T=result.sequence, hidden=result.hidden, bytes=result.bytes_per_element,
+                formula=format_bytes(result.formula_bytes), measured=format_bytes(result.measured_bytes),
+                ratio=f"{result.ratio:.4f}"))
+        print(formula_note(result))
+
+
+def formula_note(check: FormulaCheck) -> str:
+    """What :attr:`FormulaCheck.note` says, in the course language (the library keeps it in English
+    for logs and the command line): where the bytes beyond the formula come from, or where an
+    offloaded layer's inputs went. Course: CK-4."""
+    if check.offload and not check.device.startswith("cpu"):
+        return t("offload: {measured} left on {device} instead of {expected}; the layer inputs live in pinned host "
+                 "memory until the backward.", measured=format_bytes(check.measured_bytes), device=check.device,
+                 expected=format_bytes(check.formula_bytes + check.mask_bytes))
+    text = t("measured − formula = {extra}; the attention mask (m×T×T bools = {mask}) is one more input, shared by "
+             "all layers, counted once.", extra=format_bytes(check.measured_bytes - check.formula_bytes),
+             mask=format_bytes(check.mask_bytes))
+    return text + (" " + t("On the CPU offload has nothing to move.") if check.offload else "")
 
 
 @dataclass
@@ -321,13 +351,14 @@ class OffloadResult:
     note: str
 
 
-CPU_EXPLANATION = (
-    "On this CPU-only machine the activations already live in host memory: offload has nothing to move, "
-    "so the bytes kept are the same with and without it (measured above). On a GPU, offload moves each "
-    "checkpointed layer's input to pinned host memory during the forward (device → host copy) and back "
-    "during the backward (host → device), on the compute stream: the device keeps almost nothing, and "
-    "every update pays two copies. Run this notebook on a GPU machine to see the device peak drop and "
-    "the time rise.")
+def cpu_explanation() -> str:
+    """Why offload shows nothing on a CPU-only machine, in the course language (course: CK-4)."""
+    return t("On this CPU-only machine the activations already live in host memory: offload has nothing to move, "
+             "so the bytes kept are the same with and without it (measured above). On a GPU, offload moves each "
+             "checkpointed layer's input to pinned host memory during the forward (device → host copy) and back "
+             "during the backward (host → device), on the compute stream: the device keeps almost nothing, and "
+             "every update pays two copies. Run this notebook on a GPU machine to see the device peak drop and "
+             "the time rise.")
 
 
 def offload_demo(device: str = "cpu", micro_batch: int = 8, seq_len: int = 128, repeats: int = 3) -> OffloadResult:
@@ -336,7 +367,7 @@ def offload_demo(device: str = "cpu", micro_batch: int = 8, seq_len: int = 128, 
     Always measures the device bytes checkpointed layers keep (:func:`gastudy.memory.saved.formula_check`).
     On CUDA also times one update each way and reads the allocator peak
     (:func:`gastudy.memory.timing.time_configuration`); on the CPU the note explains why there is
-    nothing to move instead of timing a no-op.
+    nothing to move instead of timing a no-op. The note is in the course language.
     """
     kw = model_kwargs(256, 4)
     plain, off = (formula_check("tiny-gpt", micro_batch, seq_len, 1, offload=o, device=device, model_kwargs=kw)
@@ -348,23 +379,27 @@ def offload_demo(device: str = "cpu", micro_batch: int = 8, seq_len: int = 128, 
         runs += [time_configuration(micro_batch, 1, 1, offload=True, device=device, seq_len=seq_len,
                                     model_kwargs=kw, repeats=repeats)]
         timings = dict(zip(("no checkpointing", "checkpointing", "checkpointing + offload"), runs))
-        note = off.note
-    else:
-        note = CPU_EXPLANATION
-    return OffloadResult(device, plain, off, timings, note)
+    result = OffloadResult(device, plain, off, timings, "")
+    result.note = offload_note(result)
+    return result
+
+
+def offload_note(result: OffloadResult) -> str:
+    """What :class:`OffloadLab` says under its plot, in the current course language: on a GPU where
+    the offloaded inputs went, on a CPU why there is nothing to move. Course: CK-4."""
+    return formula_note(result.offloaded) if torch.device(result.device).type == "cuda" else cpu_explanation()
 
 
 class OffloadLab(Lab):
     """Offload: device bytes (and on a GPU, time and peak) with and without it (CK-4)."""
 
-    title = "CK-4 · Offloading the checkpointed activations to host memory"
-
     def __init__(self, micro_batch: int = 8, seq_len: int = 128):
         import ipywidgets as w
 
-        super().__init__(micro_batch=w.IntSlider(value=micro_batch, min=1, max=16, description="m"),
-                         seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description="sequence"),
-                         device=w.Dropdown(options=devices(), value=devices()[-1], description="device"))
+        self.title = t("CK-4 · Offloading the checkpointed activations to host memory")
+        super().__init__(micro_batch=int_slider(micro_batch, 1, 16, "m"),
+                         seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description=t("sequence")),
+                         device=w.Dropdown(options=devices(), value=devices()[-1], description=t("device")))
 
     def compute(self, micro_batch: int, seq_len: int, device: str) -> OffloadResult:
         return offload_demo(device, micro_batch, seq_len)
@@ -372,20 +407,22 @@ class OffloadLab(Lab):
     def render(self, result: OffloadResult) -> None:
         panels = 2 if result.timings else 1
         fig, axes = subplots(1, panels, figsize=(5 * panels, 3.0), squeeze=False)
-        axes[0][0].bar(["checkpointing", "checkpointing + offload"],
+        names = {"no checkpointing": t("no checkpointing"), "checkpointing": t("checkpointing"),
+                 "checkpointing + offload": t("checkpointing + offload")}
+        axes[0][0].bar([names["checkpointing"], names["checkpointing + offload"]],
                        [result.plain.measured_bytes / 1024, result.offloaded.measured_bytes / 1024], color=["C3", "C2"])
-        axes[0][0].set_ylabel(f"KiB kept on {result.device}")
+        axes[0][0].set_ylabel(t("KiB kept on {device}", device=result.device))
         if result.timings:
-            names = list(result.timings)
-            axes[0][1].bar(names, [min(r.timing.times_s) * 1000 for r in result.timings.values()],
-                           color=["C7", "C3", "C2"])
+            axes[0][1].bar([names.get(n, n) for n in result.timings],
+                           [min(r.timing.times_s) * 1000 for r in result.timings.values()], color=["C7", "C3", "C2"])
             axes[0][1].tick_params(axis="x", labelsize=7)
-            axes[0][1].set_ylabel("ms per update (best)")
+            axes[0][1].set_ylabel(t("ms per update (best)"))
         show_figure(fig)
         if result.timings:
-            show_table([{"setting": n, "device peak": format_bytes(r.peak_bytes), "best ms": min(r.timing.times_s) * 1000}
-                        for n, r in result.timings.items()])
-        print(result.note)
+            show_table([{"setting": names.get(n, n), "device peak": format_bytes(r.peak_bytes),
+                         "best ms": min(r.timing.times_s) * 1000} for n, r in result.timings.items()],
+                       headers=timing_headers())
+        print(offload_note(result))  # in the language the lab is shown in, whichever measured it
 
 
 # ----------------------------------------------------------------------------- CK-1: terms in T and T²
@@ -417,7 +454,7 @@ def sequence_terms(by_sequence: dict[int, tuple[int, int]], column: int = 0) -> 
         raise ValueError(f"need at least 3 sequence lengths to separate T and T², got {sorted(by_sequence)}")
     ts = sorted(by_sequence)
     T = torch.tensor(ts, dtype=torch.float64)
-    y = torch.tensor([float(by_sequence[t][column]) for t in ts], dtype=torch.float64)
+    y = torch.tensor([float(by_sequence[length][column]) for length in ts], dtype=torch.float64)
     X = torch.stack([torch.ones_like(T), T, T * T], dim=1)
     coef = torch.linalg.lstsq(X, y.unsqueeze(1)).solution.squeeze(1)
     residual = float((X @ coef - y).abs().max())

@@ -18,40 +18,62 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gastudy.course.widgets import Lab, show_figure, show_table, subplots
+from gastudy.course.i18n import t
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
+
+REPLICA_CHOICES = (2, 3)
+"""The values of D the chapter's labs offer (the warm pools :func:`start_pools` keeps)."""
+
+
+def start_pools(lab: Lab, replicas: int) -> None:
+    """Make the warm pool of ``replicas`` processes ready before ``lab`` measures (course: MB-7).
+
+    The first time a value of D is used in a session its D processes start (``import torch``
+    and the rendezvous: several seconds on two cores): the lab's busy row then says so and its
+    bar advances as each process joins. The pools of the other D values the chapter offers
+    are started in the background meanwhile, so a later change of D finds them warm.
+    """
+    from gastudy.course.demos.ddp import prewarm, start_pool
+
+    def progress(fraction: float) -> None:
+        lab.report_progress(0.5 * fraction, t("starting {D} worker processes (once per session)", D=replicas))
+
+    start_pool(replicas, progress)
+    lab.report_progress(0.5, t("running the update on {D} processes", D=replicas))
+    prewarm(*(d for d in REPLICA_CHOICES if d != replicas))
 
 
 class DenominatorLab(Lab):
     """Global denominator vs naive local mean vs the single-process big batch, on D processes (MB-7)."""
 
-    title = "MB-7 · D real processes: which loss scaling gives the single-process big-batch gradient?"
-
     def __init__(self, replicas: int = 2, micro_batch: int = 2, accumulation_steps: int = 4):
-        import ipywidgets as w
-
-        super().__init__(replicas=w.IntSlider(value=replicas, min=2, max=3, description="D (processes)"),
-                         micro_batch=w.IntSlider(value=micro_batch, min=1, max=4, description="m"),
-                         accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=6, description="A"))
+        self.title = t("MB-7 · D real processes: which loss scaling gives the single-process big-batch gradient?")
+        super().__init__(replicas=int_slider(replicas, min(REPLICA_CHOICES), max(REPLICA_CHOICES), t("D (processes)")),
+                         micro_batch=int_slider(micro_batch, 1, 4, "m"),
+                         accumulation_steps=int_slider(accumulation_steps, 1, 6, "A"))
 
     def compute(self, replicas: int, micro_batch: int, accumulation_steps: int) -> dict[str, Any]:
         from gastudy.course.demos.ddp import compare_denominators
 
+        start_pools(self, replicas)
         return compare_denominators(replicas, micro_batch, accumulation_steps)
 
     def render(self, result: dict[str, Any]) -> None:
         fig, ax = subplots(figsize=(6.5, 3.0))
-        gaps = {"global denominator": result["global"]["max_rel_diff"],
-                "naive local mean": result["naive"]["max_rel_diff"]}
+        gaps = {t("global denominator"): result["global"]["max_rel_diff"],
+                t("naive local mean"): result["naive"]["max_rel_diff"]}
         ax.bar(list(gaps), [max(g, 1e-18) for g in gaps.values()], color=["C2", "C3"])
         ax.set_yscale("log")
-        ax.set_ylabel("relative gap to the big batch")
-        ax.set_title(f"D={result['replicas']} processes × m={result['micro_batch']} × A={result['accumulation_steps']}"
-                     f" = {result['effective_batch']} samples (float64)")
+        ax.set_ylabel(t("relative gap to the big batch"))
+        ax.set_title(t("D={D} processes × m={m} × A={A} = {n} samples (float64)", D=result["replicas"],
+                       m=result["micro_batch"], A=result["accumulation_steps"], n=result["effective_batch"]))
         show_figure(fig)
-        show_table([{"replica": r, "supervised items per microbatch": items, "total": sum(items)}
-                    for r, items in enumerate(result["items_per_microbatch"])])
-        print(f"global denominator: {result['global']['denominator']} items on every replica; naive: each replica "
-              f"divides by its own count ({', '.join(map(str, result['items_per_replica']))})")
+        show_table([{"replica": r, "items": items, "total": sum(items)}
+                    for r, items in enumerate(result["items_per_microbatch"])],
+                   headers={"replica": t("replica"), "items": t("supervised items per microbatch"),
+                            "total": t("total")})
+        print(t("global denominator: {n} items on every replica; naive: each replica divides by its own count ({counts})",
+                n=result["global"]["denominator"], counts=", ".join(map(str, result["items_per_replica"]))))
 
 
 @dataclass
@@ -81,56 +103,57 @@ def count_with_and_without(replicas: int = 2, accumulation_steps: int = 4, updat
 class AllReduceLab(Lab):
     """Gradient all-reduces per update with and without ``no_sync``, counted on D processes (MB-7)."""
 
-    title = "MB-7 · no_sync: communicate once per update instead of once per microbatch"
-
     def __init__(self, accumulation_steps: int = 4, replicas: int = 2):
-        import ipywidgets as w
-
-        super().__init__(accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=8, description="A"),
-                         replicas=w.IntSlider(value=replicas, min=2, max=3, description="D (processes)"))
+        self.title = t("MB-7 · no_sync: communicate once per update instead of once per microbatch")
+        super().__init__(accumulation_steps=int_slider(accumulation_steps, 1, 8, "A"),
+                         replicas=int_slider(replicas, min(REPLICA_CHOICES), max(REPLICA_CHOICES), t("D (processes)")))
 
     def compute(self, accumulation_steps: int, replicas: int) -> AllReduceCounts:
+        start_pools(self, replicas)
         return count_with_and_without(replicas, accumulation_steps)
 
     def render(self, result: AllReduceCounts) -> None:
-        rows = {"no_sync on": result.with_no_sync, "no_sync off": result.without}
+        rows = {t("no_sync on"): result.with_no_sync, t("no_sync off"): result.without}
         fig, (left, right) = subplots(1, 2, figsize=(9, 3.0))
         left.bar(list(rows), [r["calls_per_update"] for r in rows.values()], color=["C2", "C3"])
-        left.set_ylabel("all-reduce calls per update")
+        left.set_ylabel(t("all-reduce calls per update"))
         right.bar(list(rows), [r["bytes_per_update"] / 1024 for r in rows.values()], color=["C2", "C3"])
-        right.set_ylabel("KiB sent per update (per replica)")
+        right.set_ylabel(t("KiB sent per update (per replica)"))
         show_figure(fig)
-        show_table([{"setting": name, "calls / update": r["calls_per_update"],
-                     "KiB / update": r["bytes_per_update"] / 1024, "gradient KiB": r["gradient_bytes"] / 1024,
-                     "ms / update": r["seconds_per_update"] * 1000} for name, r in rows.items()])
+        show_table([{"setting": name, "calls": r["calls_per_update"], "KiB": r["bytes_per_update"] / 1024,
+                     "gradient KiB": r["gradient_bytes"] / 1024, "ms": r["seconds_per_update"] * 1000}
+                    for name, r in rows.items()],
+                   headers={"setting": t("setting"), "calls": t("calls / update"), "KiB": t("KiB / update"),
+                            "gradient KiB": t("gradient KiB"), "ms": t("ms / update")})
 
 
 class DuplicatesLab(Lab):
     """Every replica reading the same samples: detected from the ids, and refused (MB-7)."""
 
-    title = "MB-7 · Check the sample ids each replica processed"
-
     def __init__(self, micro_batch: int = 2, accumulation_steps: int = 4):
-        import ipywidgets as w
-
-        super().__init__(micro_batch=w.IntSlider(value=micro_batch, min=1, max=4, description="m"),
-                         accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=4, description="A"))
+        self.title = t("MB-7 · Check the sample ids each replica processed")
+        super().__init__(micro_batch=int_slider(micro_batch, 1, 4, "m"),
+                         accumulation_steps=int_slider(accumulation_steps, 1, 4, "A"))
 
     def compute(self, micro_batch: int, accumulation_steps: int) -> dict[str, Any]:
         from gastudy.course.demos.ddp import duplicate_samples_demo
 
+        start_pools(self, 2)
         return duplicate_samples_demo(2, micro_batch, accumulation_steps)
 
     def render(self, result: dict[str, Any]) -> None:
+        names = {"sharded": t("sharded"), "unsharded": t("unsharded")}
         rows = []
         for name, run in result.items():
             for rank, ids in enumerate(run["ids_per_rank"]):
-                rows.append({"data": name, "replica": rank, "sample ids of the first update": ids,
-                             "update applied": bool(run["updates_applied"][rank])})
-        show_table(rows)
+                rows.append({"data": names.get(name, name), "replica": rank, "ids": ids,
+                             "applied": t("yes") if run["updates_applied"][rank] else t("no")})
+        show_table(rows, headers={"data": t("data"), "replica": t("replica"), "ids": t("sample ids of the first update"),
+                                  "applied": t("update applied")})
         for name, run in result.items():
             report = run["report"]
-            print(f"\n{name}: {report['distinct']} distinct ids over {sum(report['per_replica'])} samples, "
-                  f"{report['duplicated_ids']} on more than one replica")
+            print("\n" + t("{data}: {distinct} distinct ids over {total} samples, {duplicated} on more than one replica",
+                            data=names.get(name, name), distinct=report["distinct"], total=sum(report["per_replica"]),
+                            duplicated=report["duplicated_ids"]))
             if run["refused"]:
-                print(f"refused: {run['refused']}")
+                print(t("refused with DuplicateSamplesError: {message}", message=run["refused"]))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import torch
@@ -34,11 +34,27 @@ from gastudy.core.engine import Accumulator
 from gastudy.core.groups import make_groups
 from gastudy.core.models import build_model, task_of
 from gastudy.core.plan import BatchPlan
-from gastudy.course.widgets import Lab, show_figure, show_table, subplots
+from gastudy.course.i18n import t
+from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 from gastudy.memory.timing import RunTiming, compare_layouts
 
 NORM_MODELS = ("bn-mlp", "ln-mlp", "mlp")
 _FLOOR = 1e-18  # log-scale plots show an exact zero at this height
+
+Progress = Callable[[float, str], None]
+"""``progress(fraction, note)``: a lab's busy row (:meth:`gastudy.course.widgets.Lab.report_progress`)."""
+
+
+def _steps(progress: Progress | None, total: int) -> Callable[[str], None]:
+    """A counter that calls ``progress(done / total, note)`` before each of ``total`` measured steps."""
+    done = [0]
+
+    def step(note: str) -> None:
+        if progress is not None:
+            progress(done[0] / total, note)
+        done[0] += 1
+
+    return step
 
 
 @contextlib.contextmanager
@@ -81,45 +97,51 @@ class NormGap:
         return {name: r.max_rel_diff for name, r in self.reports.items()}
 
 
-def norm_gap(micro_batch: int = 4, accumulation_steps: int = 4, seed: int = 0) -> NormGap:
+def norm_gap(micro_batch: int = 4, accumulation_steps: int = 4, seed: int = 0,
+             progress: Progress | None = None) -> NormGap:
     """Measure the gradient gap of one accumulated update for each of :data:`NORM_MODELS` (MB-8).
 
     Every model sees the same m × A samples, once as A microbatches of m (the engine) and once
     as one big batch. BatchNorm needs m ≥ 2 (one sample has no batch statistics): ``ValueError``.
+    ``progress(fraction, note)`` is called before each verified update (a lab's progress bar).
     """
     if micro_batch < 2:
         raise ValueError(f"BatchNorm needs at least 2 samples per microbatch in training, got m={micro_batch}")
-    reports = {name: verify_one_update(name, micro_batch, accumulation_steps, seed=seed) for name in NORM_MODELS}
     total = micro_batch * accumulation_steps
-    by_m = {m: verify_one_update("bn-mlp", m, total // m, seed=seed).max_rel_diff
-            for m in range(2, total + 1) if total % m == 0}
+    splits = [m for m in range(2, total + 1) if total % m == 0]
+    step = _steps(progress, len(NORM_MODELS) + len(splits))
+    reports = {}
+    for name in NORM_MODELS:
+        step(t("{model}: one update against the big batch", model=name))
+        reports[name] = verify_one_update(name, micro_batch, accumulation_steps, seed=seed)
+    by_m = {}
+    for m in splits:
+        step(t("BatchNorm at m = {m}", m=m))
+        by_m[m] = verify_one_update("bn-mlp", m, total // m, seed=seed).max_rel_diff
     return NormGap(micro_batch, accumulation_steps, reports, by_m)
 
 
 class NormalizationLab(Lab):
     """BatchNorm vs LayerNorm under accumulation: the measured gradient gap (course: MB-8)."""
 
-    title = "MB-8 · Does A microbatches of m give the big batch's gradient? It depends on the layers."
-
     def __init__(self, micro_batch: int = 4, accumulation_steps: int = 4):
-        import ipywidgets as w
-
+        self.title = t("MB-8 · Does A microbatches of m give the big batch's gradient? It depends on the layers.")
         super().__init__(
-            micro_batch=w.IntSlider(value=micro_batch, min=2, max=16, description="m"),
-            accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=8, description="A"),
+            micro_batch=int_slider(micro_batch, 2, 16, "m"),
+            accumulation_steps=int_slider(accumulation_steps, 1, 8, "A"),
         )
 
     def compute(self, micro_batch: int, accumulation_steps: int) -> NormGap:
-        return norm_gap(micro_batch, accumulation_steps)
+        return norm_gap(micro_batch, accumulation_steps, progress=self.report_progress)
 
     def render(self, result: NormGap) -> None:
         fig, (left, right) = subplots(1, 2, figsize=(10, 3.4))
         names = list(result.gaps)
         left.bar(names, [max(g, _FLOOR) for g in result.gaps.values()], color=["C3", "C0", "C2"])
-        left.axhline(TOLERANCES["fp32"], color="k", ls="--", lw=1, label="float32 tolerance")
+        left.axhline(TOLERANCES["fp32"], color="k", ls="--", lw=1, label=t("float32 tolerance"))
         left.set_yscale("log")
         left.set_ylabel("max |Δgrad| ÷ max |grad|")
-        left.set_title(f"A={result.accumulation_steps} microbatches of m={result.micro_batch} vs one batch")
+        left.set_title(t("A={A} microbatches of m={m} vs one batch", A=result.accumulation_steps, m=result.micro_batch))
         left.legend(fontsize=8)
         ms = list(result.bn_gap_by_m)
         right.plot(ms, [max(g, _FLOOR) for g in result.bn_gap_by_m.values()], "o-", color="C3")
@@ -127,12 +149,13 @@ class NormalizationLab(Lab):
         right.set_yscale("log")
         for m, g in result.bn_gap_by_m.items():
             if g == 0.0:
-                right.annotate("exactly 0 (A = 1)", (m, _FLOOR), textcoords="offset points", xytext=(-90, 8))
-        right.set_xlabel("m (A = effective ÷ m)")
-        right.set_title(f"BatchNorm gap at effective batch {result.micro_batch * result.accumulation_steps}")
+                right.annotate(t("exactly 0 (A = 1)"), (m, _FLOOR), textcoords="offset points", xytext=(-90, 8))
+        right.set_xlabel(t("m (A = effective ÷ m)"))
+        right.set_title(t("BatchNorm gap at effective batch {n}", n=result.micro_batch * result.accumulation_steps))
         show_figure(fig)
-        show_table([{"model": n, "gap (relative)": r.max_rel_diff, "max |Δ|": r.max_abs_diff,
-                     "verifier": "passed" if r.passed else "FAILED"} for n, r in result.reports.items()])
+        show_table([{"model": n, "gap": r.max_rel_diff, "max |Δ|": r.max_abs_diff,
+                     "verifier": t("passed") if r.passed else t("FAILED")} for n, r in result.reports.items()],
+                   headers={"model": t("model"), "gap": t("gap (relative)"), "verifier": t("verifier")})
 
 
 # ----------------------------------------------------------------------------- MB-8: rounding
@@ -175,49 +198,55 @@ def weight_drift(micro_batch: int, accumulation_steps: int, updates: int, dtype:
 
 
 def rounding_differences(micro_batch: int = 2, accumulation_steps: int = 4, updates: int = 20,
-                         seed: int = 0) -> RoundingResult:
-    """One-update gradient gaps in fp64/fp32/bf16 and the weight drift after ``updates`` (MB-8)."""
+                         seed: int = 0, progress: Progress | None = None) -> RoundingResult:
+    """One-update gradient gaps in fp64/fp32/bf16 and the weight drift after ``updates`` (MB-8).
+
+    ``progress(fraction, note)`` is called before each of the (up to) five measurements.
+    """
+    drifts = [("fp64", torch.float64), ("fp32", torch.float32)] if updates else []
+    step = _steps(progress, 3 + len(drifts))
     mbs = controlled_microbatches("tiny-gpt", micro_batch, accumulation_steps, seed=seed)
     fp64 = build_model("tiny-gpt", seed=seed, dtype=torch.float64)
+    step(t("one update in {precision}", precision="fp64"))
     one = {"fp64": verify_one_update(fp64, microbatches=mbs, task="causal", tolerance=TOLERANCES["fp64"]).max_rel_diff}
     for precision in ("fp32", "bf16"):
+        step(t("one update in {precision}", precision=precision))
         one[precision] = verify_one_update("tiny-gpt", microbatches=mbs, precision=precision, seed=seed).max_rel_diff
-    drift = {name: weight_drift(micro_batch, accumulation_steps, updates, dtype, seed=seed)
-             for name, dtype in [("fp64", torch.float64), ("fp32", torch.float32)]} if updates else {}
+    drift = {}
+    for name, dtype in drifts:
+        step(t("{updates} updates trained both ways in {precision}", updates=updates, precision=name))
+        drift[name] = weight_drift(micro_batch, accumulation_steps, updates, dtype, seed=seed)
     return RoundingResult(micro_batch, accumulation_steps, updates, one, drift)
 
 
 class RoundingLab(Lab):
     """How large are rounding differences, per precision? Measured on tiny-gpt (course: MB-8)."""
 
-    title = "MB-8 · Same samples, same maths, different order of additions: the size of the difference"
-
     def __init__(self, micro_batch: int = 2, accumulation_steps: int = 4, updates: int = 20):
-        import ipywidgets as w
-
+        self.title = t("MB-8 · Same samples, same maths, different order of additions: the size of the difference")
         super().__init__(
-            micro_batch=w.IntSlider(value=micro_batch, min=1, max=8, description="m"),
-            accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=8, description="A"),
-            updates=w.IntSlider(value=updates, min=0, max=50, step=5, description="updates"),
+            micro_batch=int_slider(micro_batch, 1, 8, "m"),
+            accumulation_steps=int_slider(accumulation_steps, 1, 8, "A"),
+            updates=int_slider(updates, 0, 50, t("updates"), step=5),
         )
 
     def compute(self, micro_batch: int, accumulation_steps: int, updates: int) -> RoundingResult:
-        return rounding_differences(micro_batch, accumulation_steps, updates)
+        return rounding_differences(micro_batch, accumulation_steps, updates, progress=self.report_progress)
 
     def render(self, result: RoundingResult) -> None:
         fig, ax = subplots(figsize=(6.5, 3.2))
         names = list(result.one_update)
         ax.bar(names, [max(v, _FLOOR) for v in result.one_update.values()], color=["C2", "C0", "C1"])
-        ax.scatter(names, [TOLERANCES[n] for n in names], marker="_", s=900, color="k", label="tolerance")
+        ax.scatter(names, [TOLERANCES[n] for n in names], marker="_", s=900, color="k", label=t("tolerance"))
         ax.set_yscale("log")
-        ax.set_ylabel("relative gradient gap")
-        ax.set_title(f"one update: A={result.accumulation_steps}×m={result.micro_batch} vs one batch")
+        ax.set_ylabel(t("relative gradient gap"))
+        ax.set_title(t("one update: A={A}×m={m} vs one batch", A=result.accumulation_steps, m=result.micro_batch))
         ax.legend(fontsize=8)
         show_figure(fig)
-        rows = [{"precision": n, "one-update gap": v, "tolerance": TOLERANCES[n],
-                 f"max |Δw| after {result.updates} updates": result.drift.get(n, "—")}
+        rows = [{"precision": n, "gap": v, "tolerance": TOLERANCES[n], "drift": result.drift.get(n, "—")}
                 for n, v in result.one_update.items()]
-        show_table(rows)
+        show_table(rows, headers={"precision": t("precision"), "gap": t("one-update gap"), "tolerance": t("tolerance"),
+                                  "drift": t("max |Δw| after {n} updates", n=result.updates)})
 
 
 # ----------------------------------------------------------------------------- MB-8: updates per epoch
@@ -252,16 +281,16 @@ def count_updates(dataset_size: int, plan: BatchPlan, last_group: str = "keep", 
 class UpdatesPerEpochLab(Lab):
     """Same samples seen, different number of updates: one epoch per global batch (course: MB-8)."""
 
-    title = "MB-8 · Changing the global batch changes the number of updates per epoch"
-
     def __init__(self, dataset_size: int = 1000, micro_batch: int = 8):
         import ipywidgets as w
 
+        self.title = t("MB-8 · Changing the global batch changes the number of updates per epoch")
         super().__init__(
-            dataset_size=w.IntSlider(value=dataset_size, min=100, max=4000, step=100, description="N samples"),
-            micro_batch=w.IntSlider(value=micro_batch, min=1, max=32, description="m"),
-            replicas=w.IntSlider(value=1, min=1, max=4, description="D"),
-            last_group=w.Dropdown(options=["keep", "drop"], value="keep", description="last group"),
+            dataset_size=int_slider(dataset_size, 100, 4000, t("N samples"), step=100),
+            micro_batch=int_slider(micro_batch, 1, 32, "m"),
+            replicas=int_slider(1, 1, 4, "D"),
+            last_group=w.Dropdown(options=[(t("keep"), "keep"), (t("drop"), "drop")], value="keep",
+                                  description=t("last group")),
         )
 
     def compute(self, dataset_size: int, micro_batch: int, replicas: int, last_group: str) -> list[UpdatesRow]:
@@ -273,11 +302,20 @@ class UpdatesPerEpochLab(Lab):
         ax.plot(batches, [r.updates for r in result], "o-")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
-        ax.set_xlabel("global batch m × A × D (samples per update)")
-        ax.set_ylabel("updates per epoch")
+        ax.set_xlabel(t("global batch m × A × D (samples per update)"))
+        ax.set_ylabel(t("updates per epoch"))
         show_figure(fig)
-        show_table([{"plan": r.plan.describe(), "updates / epoch (counted)": r.updates, "formula": r.formula,
-                     "samples in the short last group": r.partial_samples} for r in result])
+        show_table([{"plan": plan_text(r.plan), "counted": r.updates, "formula": r.formula,
+                     "partial": r.partial_samples} for r in result],
+                   headers={"plan": t("plan"), "counted": t("updates / epoch (counted)"), "formula": t("formula"),
+                            "partial": t("samples in the short last group")})
+
+
+def plan_text(plan: BatchPlan) -> str:
+    """``m=8 × A=2 × D=1 = 16 samples per update`` in the course language (course: MB-8; the
+    library's :meth:`BatchPlan.describe` stays English for logs)."""
+    return t("m={m} × A={A} × D={D} = {n} samples per update", m=plan.micro_batch, A=plan.accumulation_steps,
+             D=plan.replicas, n=plan.effective_batch)
 
 
 # ----------------------------------------------------------------------------- GA-2: throughput
@@ -306,42 +344,61 @@ class ThroughputLab(Lab):
     (:func:`steady_timing`).
     """
 
-    title = "GA-2 · Is accumulation faster? Time one update of 32 samples split three ways"
-
     def __init__(self, hidden: int = 128, seq_len: int = 32, repeats: int = 5):
         import ipywidgets as w
 
+        self.title = t("GA-2 · Is accumulation faster? Time one update of 32 samples split three ways")
         super().__init__(
-            hidden=w.Dropdown(options=[64, 128, 256, 512], value=hidden, description="hidden"),
-            seq_len=w.Dropdown(options=[16, 32, 64], value=seq_len, description="sequence"),
-            repeats=w.IntSlider(value=repeats, min=3, max=15, description="repeats"),
-            device=w.Dropdown(options=devices(), value=devices()[-1], description="device"),
+            hidden=w.Dropdown(options=[64, 128, 256, 512], value=hidden, description=t("hidden")),
+            seq_len=w.Dropdown(options=[16, 32, 64], value=seq_len, description=t("sequence")),
+            repeats=int_slider(repeats, 3, 15, t("repeats")),
+            device=w.Dropdown(options=devices(), value=devices()[-1], description=t("device")),
         )
 
     def compute(self, hidden: int, seq_len: int, repeats: int, device: str) -> list[RunTiming]:
         kwargs = {"hidden": hidden, "layers": 4, "heads": 4, "max_len": max(64, seq_len)}
         with steady_timing(device):
             return compare_layouts(LAYOUTS, model="tiny-gpt", model_kwargs=kwargs, seq_len=seq_len,
-                                   repeats=repeats, device=device, progress=self.report_progress)
+                                   repeats=repeats, device=device, progress=timing_progress(self))
 
     def render(self, result: list[RunTiming]) -> None:
         fig, (left, right) = subplots(1, 2, figsize=(10, 3.2))
         labels = [f"m={r.micro_batch} × A={r.accumulation_steps}" for r in result]
         left.bar(labels, [best_samples_per_s(r) for r in result], color=["C2", "C0", "C1"], alpha=0.8,
-                 label="best of the repeats")
-        left.scatter(labels, [r.timing.samples_per_s for r in result], color="k", zorder=3, label="median")
+                 label=t("best of the repeats"))
+        left.scatter(labels, [r.timing.samples_per_s for r in result], color="k", zorder=3, label=t("median"))
         left.legend(fontsize=8)
-        left.set_ylabel("samples / s")
-        left.set_title("throughput: higher is faster")
+        left.set_ylabel(t("samples / s"))
+        left.set_title(t("throughput: higher is faster"))
         right.bar(labels, [r.saved_bytes / 2**20 for r in result], color=["C2", "C0", "C1"])
-        right.set_ylabel("MiB saved for backward, per microbatch")
-        right.set_title("what accumulation buys: memory")
+        right.set_ylabel(t("MiB saved for backward, per microbatch"))
+        right.set_title(t("what accumulation buys: memory"))
         show_figure(fig)
-        show_table([{"split": lab, "best s / update": min(r.timing.times_s), "samples/s (best)": best_samples_per_s(r),
-                     "samples/s (median)": r.timing.samples_per_s, "tokens/s (median)": r.timing.tokens_per_s,
-                     "spread": r.timing.spread,
-                     "saved MiB": r.saved_bytes / 2**20, "peak MiB": r.peak_bytes / 2**20}
-                    for lab, r in zip(labels, result)])
+        show_table([{"split": lab, "best s": min(r.timing.times_s), "best": best_samples_per_s(r),
+                     "median": r.timing.samples_per_s, "tokens": r.timing.tokens_per_s,
+                     "spread": r.timing.spread, "saved": r.saved_bytes / 2**20, "peak": r.peak_bytes / 2**20}
+                    for lab, r in zip(labels, result)],
+                   headers={"split": t("split"), "best s": t("best s / update"), "best": t("samples/s (best)"),
+                            "median": t("samples/s (median)"), "tokens": t("tokens/s (median)"), "spread": t("spread"),
+                            "saved": t("saved MiB"), "peak": t("peak MiB")})
+
+
+def timing_progress(lab: Lab) -> Progress:
+    """``lab.report_progress`` for :mod:`gastudy.memory.timing`'s notes (``preparing 1 of 3``,
+    ``timing, round 2 of 5``): the library writes them in English, the busy row shows them in
+    the course language. Course: GA-2, CK-2 (every timing lab)."""
+    import re
+
+    def progress(fraction: float, note: str) -> None:
+        rounds = re.search(r"round (\d+) of (\d+)", note)
+        prepared = re.fullmatch(r"preparing (\d+) of (\d+)", note)
+        if rounds:
+            note = t("timing, round {i} of {n}", i=rounds[1], n=rounds[2])
+        elif prepared:
+            note = t("preparing configuration {i} of {n}", i=prepared[1], n=prepared[2])
+        lab.report_progress(fraction, note)
+
+    return progress
 
 
 # ----------------------------------------------------------------------------- exercises' helpers
