@@ -175,3 +175,51 @@ def test_resume_of_another_kind_of_run_says_it_is_a_different_run(tmp_path, othe
     with pytest.raises(ValueError, match=f"belongs to a different run: it was written with {writer}"):
         train(TrainConfig(**SMALL, out_dir=str(tmp_path)), resume=True)
     assert sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.iterdir()) == before
+
+
+def sealed_checkpoint(tmp_path: Path) -> Path:
+    from gastudy import Accumulator, build_model
+    from gastudy.run.resume import save_checkpoint
+
+    model = build_model("mlp", seed=0)
+    engine = Accumulator(model, torch.optim.AdamW(model.parameters(), 1e-3), accumulation_steps=2,
+                         task="classification")
+    return save_checkpoint(tmp_path / "checkpoint.pt", engine, {"epoch": 0, "microbatch": 4, "group": 2}, {"seed": 0})
+
+
+def test_any_flipped_byte_of_a_checkpoint_is_refused_the_zip_directory_and_trailer_included(tmp_path):
+    from gastudy.run.resume import TRAILER_MAGIC, TRAILER_SIZE
+
+    path = sealed_checkpoint(tmp_path)
+    good = path.read_bytes()
+    assert good[-TRAILER_SIZE:].startswith(TRAILER_MAGIC) and good.endswith(b"\n") and TRAILER_SIZE == 80
+    assert torch.load(path, weights_only=True)["position"]["microbatch"] == 4  # torch's reader ignores the trailer
+    assert load_checkpoint(path)["counters"]["updates_attempted"] == 0
+    # the zip's central directory and end record sit just before the trailer; a flip there is
+    # what torch's reader and the content checksum both let through
+    positions = sorted({*range(len(good) - 100 - TRAILER_SIZE, len(good)), *range(0, len(good), len(good) // 23)})
+    for at in positions:
+        path.write_bytes(flip(good, at))
+        with pytest.raises(CheckpointError, match=f"checkpoint {path}"):
+            load_checkpoint(path)
+    for cut in (1, TRAILER_SIZE, TRAILER_SIZE + 1):  # the end cut off, the trailer with it or not
+        path.write_bytes(good[:-cut])
+        with pytest.raises(CheckpointError, match="checkpoint"):
+            load_checkpoint(path)
+    path.write_bytes(good)
+    assert load_checkpoint(path)["position"] == {"epoch": 0, "microbatch": 4, "group": 2}
+
+
+def test_a_checkpoint_from_before_sealing_is_still_read(tmp_path):
+    from gastudy.run.resume import SEALED_KEY, content_checksum
+
+    path = sealed_checkpoint(tmp_path)
+    state = torch.load(path, weights_only=True)
+    del state[SEALED_KEY], state["checksum"]
+    state["checksum"] = content_checksum(state)  # what the previous format wrote: no trailer
+    torch.save(state, path)
+    assert load_checkpoint(path)["position"]["group"] == 2
+    state["counters"]["updates_attempted"] = 7  # altered after saving: the content checksum still tells
+    torch.save(state, path)
+    with pytest.raises(CheckpointError, match="does not match the checksum"):
+        load_checkpoint(path)

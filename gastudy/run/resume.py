@@ -5,11 +5,18 @@ the data position (epoch and microbatch index within it), the engine's counters 
 run's configuration. It is only taken between groups, where gradients are zero, so nothing
 half-accumulated is lost. Loading uses ``torch.load(weights_only=True)``. On CPU, a resumed
 run reproduces an uninterrupted run's parameters bit for bit.
+
+The file is sealed: after torch's zip archive comes an 80-byte trailer, ``GASTUDY-SHA256:``,
+the SHA-256 (hex) of every byte before it, and a newline. The reader checks it before
+``torch.load``, so any changed byte — tensor data, the zip's central directory, the trailer
+itself — is refused (torch's own reader ignores the trailer, so ``torch.load`` still opens the
+file).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -20,6 +27,9 @@ from gastudy.core.engine import Accumulator
 
 CHECKPOINT_VERSION = 1
 REQUIRED_KEYS = ("version", "model", "optimizer", "scheduler", "scaler", "counters", "position", "config", "rng")
+TRAILER_MAGIC = b"GASTUDY-SHA256:"
+TRAILER_SIZE = len(TRAILER_MAGIC) + 64 + 1  # magic, hex digest, newline: 80 bytes
+SEALED_KEY = "sealed"  # in the state of a checkpoint written with a trailer (older ones have none)
 
 
 class CheckpointError(ValueError):
@@ -54,6 +64,43 @@ def _digest(obj: Any, h: Any) -> None:
         h.update(b"]")
     else:
         h.update(repr(obj).encode())
+
+
+def file_sha256(path: str | Path, size: int) -> str:
+    """SHA-256 (hex) of the first ``size`` bytes of the file at ``path``, read in 1 MiB chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while size > 0:
+            chunk = f.read(min(size, 1 << 20))
+            if not chunk:
+                break
+            h.update(chunk)
+            size -= len(chunk)
+    return h.hexdigest()
+
+
+def seal(path: str | Path) -> None:
+    """Append the checksum trailer to a freshly written checkpoint file (course: MB-10):
+    ``GASTUDY-SHA256:`` + the SHA-256 of every byte of the file so far + a newline."""
+    digest = file_sha256(path, os.path.getsize(path))
+    with open(path, "ab") as f:
+        f.write(TRAILER_MAGIC + digest.encode() + b"\n")
+
+
+def sealed_intact(path: str | Path) -> bool | None:
+    """Whether the file at ``path`` matches the checksum trailer :func:`seal` wrote: ``True``
+    (every byte as written), ``False`` (some byte changed), ``None`` (no trailer: a checkpoint
+    from before sealing, or one whose trailer was damaged — :func:`load_checkpoint` tells the
+    two apart with the state's ``sealed`` key)."""
+    size = os.path.getsize(path)
+    if size < TRAILER_SIZE:
+        return None
+    with open(path, "rb") as f:
+        f.seek(size - TRAILER_SIZE)
+        tail = f.read(TRAILER_SIZE)
+    if not (tail.startswith(TRAILER_MAGIC) and tail.endswith(b"\n")):
+        return None
+    return file_sha256(path, size - TRAILER_SIZE).encode() == tail[len(TRAILER_MAGIC):-1]
 
 
 def rng_states() -> dict[str, Any]:
@@ -91,6 +138,8 @@ def save_checkpoint(path: str | Path, engine: Accumulator, position: dict[str, i
 
     ``position`` is the data position of the *next* group (``epoch``, ``microbatch``,
     ``group``); ``extra`` is plain data the run needs back (the record's short groups so far).
+    The file is written to ``<path>.tmp``, sealed with its checksum trailer (:func:`seal`) and
+    then renamed over ``path``, so a crash leaves the previous checkpoint whole.
     Raises ``RuntimeError`` if gradients are not zero (not at a boundary), ``OSError`` saying
     what to do when the file cannot be written (the temporary file is removed).
     """
@@ -99,13 +148,14 @@ def save_checkpoint(path: str | Path, engine: Accumulator, position: dict[str, i
                            "these gradients are not: finish the group first")
     state = {"version": CHECKPOINT_VERSION, "model": engine.model.state_dict(),
              "optimizer": engine.optimizer.state_dict(), **run_state(engine, position, config),
-             "extra": dict(extra or {})}
+             "extra": dict(extra or {}), SEALED_KEY: True}
     state["checksum"] = content_checksum(state)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     try:
         torch.save(state, tmp)
+        seal(tmp)
         tmp.replace(path)  # never leave a half-written checkpoint behind
     except (OSError, RuntimeError) as e:  # a full disk, a folder made read-only meanwhile
         tmp.unlink(missing_ok=True)
@@ -118,14 +168,21 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Read a checkpoint with ``weights_only=True`` and check it is whole (course: MB-10).
 
     Raises ``FileNotFoundError`` with the path when there is none, and :class:`CheckpointError`
-    (one message, no traceback needed) when it is unreadable (truncated, empty, bit-flipped,
-    not a checkpoint), lacks a key, has another version, or its model tensors no longer match
-    the content checksum written with it.
+    (one message, no traceback needed) when any byte differs from what was written (the
+    file's SHA-256 trailer, checked before ``torch.load``: a flipped bit anywhere, the zip's
+    central directory included), when the trailer is missing from a checkpoint written with
+    one, or when it is unreadable (truncated, empty, not a checkpoint), lacks a key, has
+    another version, or its content no longer matches the content checksum written with it.
+    A checkpoint from before sealing (no trailer, no ``sealed`` key) is read as before.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no checkpoint at {path}; train with --checkpoint-every to write one")
     hint = "delete it (or the whole --out folder) and train again, or resume from an intact copy"
+    intact = sealed_intact(path)
+    if intact is False:
+        raise CheckpointError(f"checkpoint {path}: its bytes do not match the SHA-256 written at its end "
+                              f"(damaged or changed after saving): {hint}")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 - every unreadable file gets the same clear message
@@ -139,6 +196,9 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"checkpoint {path} lacks {', '.join(missing)}: {hint}")
     if state.get("version") != CHECKPOINT_VERSION:
         raise CheckpointError(f"checkpoint {path} has version {state.get('version')}, expected {CHECKPOINT_VERSION}")
+    if intact is None and state.get(SEALED_KEY):
+        raise CheckpointError(f"checkpoint {path} was written with a SHA-256 trailer that is missing or damaged "
+                              f"(its end was cut or changed): {hint}")
     if "checksum" in state and content_checksum({k: v for k, v in state.items() if k != "checksum"}) \
             != state["checksum"]:
         raise CheckpointError(f"checkpoint {path}: its content does not match the checksum written with it "
