@@ -219,3 +219,36 @@ def test_lab_opens_the_chosen_edition(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["lab", "--lang", "fr", "--dry-run"])
     assert stop.value.code == 2
+
+
+def test_notebook_check_claims_and_prints_are_translated_sentences(tmp_path, capsys):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell('%matplotlib inline\ncheck(ok, t("with equal counts the two agree"))\n'
+                                          'print("input_ids:", ids)\nprint(f"{n} rows in {k} groups")\n'
+                                          'check_close(a, b, "the mean of means")')]
+    path = tmp_path / "99_x.ipynb"
+    nbformat.write(nb, path)
+    assert i18n.bare_sentences([path]) == ["99_x.ipynb[" + nb.cells[0].id + "]:4",
+                                           "99_x.ipynb[" + nb.cells[0].id + "]:5"]
+    assert i18n.strings_in([path]) == {"with equal counts the two agree": ["99_x.ipynb[" + nb.cells[0].id + "]:2"]}
+    from gastudy.course import check, t
+    i18n.set_language("tr")
+    check(True, t("tokens normalization equals the big batch (gap {tokens:.1e})", tokens=2.5e-8))
+    assert capsys.readouterr().out == "✓ tokens normalleştirmesi büyük yığına eşittir (fark 2.5e-08)\n"
+
+
+def test_every_sentence_of_the_english_notebooks_goes_through_t():
+    notebooks = [p for p in i18n.course_sources() if p.suffix == ".ipynb"]
+    assert len(notebooks) == 13
+    assert i18n.bare_sentences(notebooks) == []
+
+
+@pytest.mark.parametrize("code", ["tr", "es", "ar"])
+def test_every_translation_keeps_the_fields_and_formats_of_its_english_text(code):
+    import string
+
+    def fields(text):
+        return sorted((name, spec, conv) for _, name, spec, conv in string.Formatter().parse(text) if name is not None)
+
+    bad = {english: text for english, text in i18n.table(code).items() if fields(english) != fields(text)}
+    assert bad == {}

@@ -9,9 +9,9 @@ Notebooks stay short: a cell builds a lab (``SomeLab()``), displays it and runs 
 """
 
 from gastudy.course.checks import check, check_close
-from gastudy.course.i18n import language, set_language
+from gastudy.course.i18n import language, set_language, t
 from gastudy.course.sections import NOTEBOOKS, SECTIONS, notebook_for
 from gastudy.course.widgets import Lab
 
 __all__ = ["Lab", "check", "check_close", "SECTIONS", "NOTEBOOKS", "notebook_for", "set_language",
-           "language"]
+           "language", "t"]

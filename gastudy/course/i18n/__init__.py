@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -116,23 +118,69 @@ def strings_in(paths: Iterable[Path]) -> dict[str, list[str]]:
     argument is reported by :func:`untranslatable_calls`.
     """
     found: dict[str, list[str]] = {}
-    for path in paths:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    for where, tree in _trees(paths):
         for node in ast.walk(tree):
             if _is_t_call(node) and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-                found.setdefault(node.args[0].value, []).append(f"{Path(path).name}:{node.lineno}")
+                found.setdefault(node.args[0].value, []).append(f"{where}:{node.lineno}")
     return found
+
+
+def _trees(paths: Iterable[Path]) -> Iterable[tuple[str, ast.AST]]:
+    """(name, syntax tree) of each Python file, and of each code cell of each ``.ipynb`` notebook
+    (named ``notebook[cell id]``; IPython's ``%magic`` and ``!shell`` lines are skipped)."""
+    for path in map(Path, paths):
+        text = path.read_text(encoding="utf-8")
+        if path.suffix != ".ipynb":
+            yield path.name, ast.parse(text)
+            continue
+        for cell in json.loads(text)["cells"]:
+            if cell["cell_type"] == "code":
+                source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+                lines = ["pass" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.split("\n")]
+                yield f"{path.name}[{cell.get('id', '?')}]", ast.parse("\n".join(lines))
 
 
 def untranslatable_calls(paths: Iterable[Path]) -> list[str]:
     """``file:line`` of every ``t(...)`` call whose first argument is not a string literal: such a
     text cannot be found by :func:`missing_translations` and would silently stay English."""
     bad = []
-    for path in paths:
-        for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
+    for where, tree in _trees(paths):
+        for node in ast.walk(tree):
             if _is_t_call(node) and not (isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-                bad.append(f"{Path(path).name}:{node.lineno}")
+                bad.append(f"{where}:{node.lineno}")
     return bad
+
+
+def bare_sentences(paths: Iterable[Path]) -> list[str]:
+    """``file:line`` of every sentence a learner would read in English whatever the language:
+    a check claim (``check(cond, "…")``, ``check_close(a, b, "…")``) or a ``print`` argument that
+    is a string literal or f-string with words in it, instead of a ``t("…")`` call. Code cells of
+    the notebooks are meant to stay identical in every edition, so their sentences go through
+    :func:`t` (a printed identifier such as ``"input_ids:"`` is allowed: it has no translation)."""
+    bad = []
+    for where, tree in _trees(paths):
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            args = {"check": node.args[1:3], "check_close": node.args[2:3], "print": node.args}.get(node.func.id, [])
+            args = [*args, *(k.value for k in node.keywords if k.arg in ("claim", "detail"))]
+            for arg in args:
+                if _words(arg):
+                    bad.append(f"{where}:{arg.lineno}")
+    return bad
+
+
+def _words(node: ast.AST) -> bool:
+    """True for a string literal / f-string whose fixed text holds a phrase: two words or more
+    (``"input_ids:"`` or ``"TrainingArguments fields:"`` are labels, not phrases)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value
+    elif isinstance(node, ast.JoinedStr):
+        text = " ".join(v.value for v in node.values if isinstance(v, ast.Constant))
+    else:
+        return False
+    words = [w for w in text.split() if re.fullmatch(r"[^\W\d_][^\W\d_A-Z]+[:,.;!?]?", w)]
+    return len(words) >= 2  # identifiers (snake_case, CamelCase, dotted) are not words
 
 
 def _is_t_call(node: ast.AST) -> bool:
@@ -141,9 +189,12 @@ def _is_t_call(node: ast.AST) -> bool:
 
 
 def course_sources() -> list[Path]:
-    """The Python files of the course layer whose strings are translated."""
+    """What the course's translated strings are read from: the Python files of the course layer
+    and the code cells of the English notebooks (their check claims and printed sentences are
+    ``t("…")`` calls too), when the ``notebooks/`` folder is beside the package."""
     root = Path(__file__).resolve().parent.parent
-    return sorted(p for p in root.rglob("*.py") if "i18n" not in p.parts and "solutions" not in p.parts)
+    code = sorted(p for p in root.rglob("*.py") if "i18n" not in p.parts and "solutions" not in p.parts)
+    return code + sorted((root.parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
 def missing_translations(code: str, paths: Iterable[Path] | None = None) -> dict[str, list[str]]:
@@ -165,4 +216,4 @@ def unused_translations(code: str, paths: Iterable[Path] | None = None) -> list[
 
 __all__ = ["LANGUAGES", "RIGHT_TO_LEFT", "set_language", "language", "is_rtl", "direction", "t",
            "table", "table_modules", "missing_translations", "unused_translations", "strings_in", "untranslatable_calls",
-           "course_sources"]
+           "bare_sentences", "course_sources"]
