@@ -96,3 +96,36 @@ def _alive(pid: int) -> bool:
             return f.read().split()[2] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_start_reports_each_rank_that_joins():
+    pool = WorkerPool(2)
+    seen = []
+    try:
+        pool.start(progress=lambda joined, total: seen.append((joined, total)))
+        assert seen == [(1, 2), (2, 2)] and pool.ready
+        pids = [p.pid for p in pool._procs]
+        pool.start_in_background().join(30)  # already started: nothing is restarted
+        assert [p.pid for p in pool._procs] == pids and pool.ready
+    finally:
+        pool.close()
+    assert not pool.ready and pool._procs == []
+
+
+def test_prewarmed_pool_is_reused_by_the_first_run_and_closed_with_the_course():
+    from gastudy.course.demos import ddp
+
+    ddp.close_pool()
+    try:
+        assert ddp.prewarm(2) == [2] and ddp.prewarm(2) == []  # started once, in the background
+        pool = ddp._POOLS[2]
+        seen = []
+        assert ddp.start_pool(2, seen.append) is pool and pool.ready  # waits for the background start
+        assert seen in ([], [0.0], [0.0, 0.5, 1.0])  # 0.0: the lab said "starting"; then 1 per joined rank
+        pids = [p.pid for p in pool._procs]
+        assert ddp.run_on_replicas(compare_denominators_worker, 2, accumulation_steps=1)[1]["rank"] == 1
+        assert [p.pid for p in pool._procs] == pids
+    finally:
+        ddp.close_pool()
+    time.sleep(0.5)
+    assert not any(_alive(pid) for pid in pids)

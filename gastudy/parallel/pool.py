@@ -99,16 +99,44 @@ class WorkerPool:
         self._tasks: list[Any] = []
         self._results: Any = None
         self._number = 0
+        self._joined = 0  # ranks that have joined the group since the last start
+        self._lock = threading.RLock()  # one start (or close) at a time, also from a background thread
 
     @property
     def running(self) -> bool:
         return bool(self._procs) and all(p.is_alive() for p in self._procs)
 
-    def start(self) -> WorkerPool:
-        """Start the workers and wait until every rank has joined the group (idempotent)."""
-        if self.running:
-            return self
-        self.close()
+    @property
+    def ready(self) -> bool:
+        """True when every worker is alive and has joined the group: a :meth:`run` starts nothing."""
+        return self.running and self._joined == self.nprocs
+
+    def start(self, progress: Callable[[int, int], None] | None = None) -> WorkerPool:
+        """Start the workers and wait until every rank has joined the group (idempotent).
+
+        ``progress(joined, nprocs)`` is called each time one more rank has joined (a widget's
+        progress bar). A start already under way in another thread (:meth:`start_in_background`)
+        is waited for, not repeated.
+        """
+        with self._lock:
+            if self.running:
+                return self
+            self.close()
+            self._launch(progress)
+        return self
+
+    def start_in_background(self) -> threading.Thread:
+        """Start the workers in a daemon thread and return at once (a lab warms the pools it offers
+        before the learner asks). A failure is not raised there: the next :meth:`run` starts afresh."""
+        def start() -> None:
+            with contextlib.suppress(Exception):
+                self.start()
+
+        thread = threading.Thread(target=start, name=f"gastudy-pool-start-{self.nprocs}", daemon=True)
+        thread.start()
+        return thread
+
+    def _launch(self, progress: Callable[[int, int], None] | None) -> None:
         import torch.multiprocessing as mp
 
         ctx = mp.get_context("spawn")
@@ -121,8 +149,7 @@ class WorkerPool:
                        for rank in range(self.nprocs)]
         for p in self._procs:
             p.start()
-        self._collect(-1, START_TIMEOUT_S)
-        return self
+        self._collect(-1, START_TIMEOUT_S, progress)
 
     def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> list[Any]:
         """Run ``fn(*args, **kwargs)`` on every rank inside the group; the return values by rank.
@@ -139,7 +166,8 @@ class WorkerPool:
             q.put((self._number, fn, args, kwargs))
         return self._collect(self._number, self.timeout)
 
-    def _collect(self, number: int, timeout: float) -> list[Any]:
+    def _collect(self, number: int, timeout: float,
+                 progress: Callable[[int, int], None] | None = None) -> list[Any]:
         values: dict[int, Any] = {}
         failures: dict[int, RankFailure] = {}
         deadline = first_failure = time.monotonic() + timeout
@@ -165,6 +193,10 @@ class WorkerPool:
                 continue
             if status == "ok":
                 values[rank] = value
+                if number < 0:
+                    self._joined = len(values)
+                    if progress is not None:
+                        progress(len(values), self.nprocs)
             else:
                 failures[rank] = value
                 first_failure = time.monotonic()
@@ -178,6 +210,11 @@ class WorkerPool:
 
     def close(self) -> None:
         """Stop the workers (a clean leave when they are idle, killed after 5 s otherwise)."""
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
+        self._joined = 0
         for q in self._tasks:
             with contextlib.suppress(Exception):
                 q.put(None)

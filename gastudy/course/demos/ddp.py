@@ -44,6 +44,38 @@ def warm_pool(replicas: int) -> WorkerPool:
     return pool
 
 
+def start_pool(replicas: int, progress: Callable[[float], None] | None = None) -> WorkerPool:
+    """The warm pool of ``replicas`` processes, ready when this returns (course: MB-7).
+
+    A pool not started yet is started now and ``progress(fraction)`` (0…1, the share of ranks
+    that have joined) lets a lab show that the once-per-session start is under way; a pool
+    already warm returns at once. Raises what :meth:`WorkerPool.start` raises.
+    """
+    pool = warm_pool(replicas)
+    if progress is not None and not pool.ready:
+        progress(0.0)
+    pool.start(progress=None if progress is None else lambda joined, total: progress(joined / total))
+    return pool
+
+
+def prewarm(*replicas: int) -> list[int]:
+    """Start, in the background, the pools of the D values a lab offers that are not running yet,
+    as long as :data:`MAX_POOLS` allows without stopping a pool in use; returns the D values started.
+
+    Called when a lab is shown, so the learner's first change of D finds its processes already
+    joined instead of waiting for ``import torch`` and the rendezvous. Course: MB-7.
+    """
+    started = []
+    for d in replicas:
+        if d in _POOLS or len(_POOLS) >= MAX_POOLS:
+            continue
+        pool = WorkerPool(d)
+        _POOLS[d] = pool
+        pool.start_in_background()
+        started.append(d)
+    return started
+
+
 def close_pool() -> None:
     """Stop every warm pool of the course."""
     while _POOLS:
