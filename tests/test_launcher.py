@@ -1,11 +1,14 @@
 """The local launcher on PyTorch's elastic launcher (MB-7): no orphan, no temp folder, tracebacks
-reach the caller, a script's own functions run as workers, no port is chosen ahead of time.
+reach the caller, a script's own functions run as workers, a port taken by someone else cannot
+break the rendezvous, and Ctrl-C on `gastudy train --replicas 2` stops every rank at one group
+boundary with checkpoints that resume bit-identically (issue 13).
 
 Few launches, each bounded: starting processes (``import torch``) is what costs on 2 cores.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -16,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 from gastudy.parallel import launch
 
@@ -117,10 +121,6 @@ def work(x):
 
 
 def test_a_scripts_own_function_runs_as_a_worker_and_a_failing_ranks_traceback_reaches_the_caller(tmp_path):
-    # the race of old: a port chosen ahead of time and taken by someone else before the rendezvous
-    taken = socket.socket()
-    taken.bind(("127.0.0.1", launch.free_port()))
-    taken.listen()
     script = tmp_path / "job.py"
     script.write_text(SCRIPT.replace("{{", "{").replace("}}", "}").replace("{launch}", textwrap.dedent('''
         if __name__ == "__main__":
@@ -130,11 +130,8 @@ def test_a_scripts_own_function_runs_as_a_worker_and_a_failing_ranks_traceback_r
                 print("RESULTS", e.run.results, "RANK", e.rank)
                 print(e)
         ''')))
-    try:
-        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=200,
-                              env=_env(tmp_path / "tmp"), cwd=tmp_path)
-    finally:
-        taken.close()
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=200,
+                          env=_env(tmp_path / "tmp"), cwd=tmp_path)
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "RESULTS [70, None]" in out  # rank 0 ran the script's function and returned
@@ -157,22 +154,129 @@ def test_a_script_without_the_main_guard_gets_the_recipe(tmp_path):
     assert "exited before running the function" in proc.stdout
 
 
-def test_no_port_is_chosen_ahead_of_time(monkeypatch):
-    """The rendezvous binds port 0 (the OS assigns it atomically) instead of a port picked and
-    released beforehand, which another program could take in between."""
-    seen = {}
+def port_worker() -> dict:
+    """What a worker was told about the store it joined, and one all-reduce through the group."""
+    import torch
+    import torch.distributed as dist
 
-    def fake_elastic_launch(config, entrypoint):
-        seen["endpoint"], seen["backend"], seen["restarts"] = config.rdzv_endpoint, config.rdzv_backend, \
-            config.max_restarts
-        return lambda payload: {0: "ok"}
+    t = torch.tensor([dist.get_rank() + 1.0])
+    dist.all_reduce(t)
+    return {"master_port": int(os.environ["MASTER_PORT"]), "agent_store": os.environ["TORCHELASTIC_USE_AGENT_STORE"],
+            "sum": float(t)}
 
-    import torch.distributed.launcher.api as api
 
-    monkeypatch.setattr(api, "elastic_launch", fake_elastic_launch)
-    monkeypatch.setattr(launch, "free_port", lambda *a: pytest.fail("the launcher picked a port itself"))
-    assert launch.run_local(len, 1, ()) == ["ok"]
-    assert seen == {"endpoint": "localhost:0", "backend": "c10d", "restarts": 0}
+def test_a_port_taken_between_choice_and_rendezvous_cannot_break_the_run(monkeypatch):
+    """The race of old, provoked: every port PyTorch would choose ahead of time (``get_free_port``:
+    bind, read, release) is handed out already taken by another listening socket, and PyTorch is
+    told to work that way (TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1, where rank 0 binds the chosen
+    MASTER_PORT). torch's default port 29500 and 64 more ports are held busy too. The run still
+    completes, first time: the launcher makes the rendezvous share its store, which the parent
+    bound on port 0 (the OS assigns a free port atomically) and holds for the whole run; the
+    workers connect to it as clients, so no port is ever chosen and released."""
+    import torch.distributed.elastic.rendezvous.api as rdzv_api
+    import torch.distributed.elastic.rendezvous.c10d_rendezvous_backend as c10d_backend
+    import torch.distributed.elastic.utils.distributed as elastic_utils
+    from torch.distributed.elastic.rendezvous.dynamic_rendezvous import DynamicRendezvousHandler
+
+    busy = []
+    for port in [29500] + [0] * 64:
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            s.listen()
+            busy.append(s)
+        except OSError:  # 29500 already in use: busy anyway
+            s.close()
+    taken = [s.getsockname()[1] for s in busy]
+    chosen, servers = [], []
+
+    def thief(*args, **kwargs):  # a port picked ahead of time, then taken before the rendezvous
+        chosen.append(taken[len(chosen) % len(taken)])
+        return chosen[-1]
+
+    real_store, real_server = c10d_backend.TCPStore, DynamicRendezvousHandler._create_tcp_store_server
+
+    def store(host, port, *args, **kwargs):
+        made = real_store(host, port, *args, **kwargs)
+        if kwargs.get("is_master"):
+            servers.append((port, made.port))
+        return made
+
+    def server(self, addr, port):
+        made = real_server(self, addr, port)
+        servers.append((port, made.port))
+        return made
+
+    monkeypatch.setattr(rdzv_api, "get_free_port", thief)
+    monkeypatch.setattr(elastic_utils, "get_free_port", thief)
+    monkeypatch.setattr(c10d_backend, "TCPStore", store)
+    monkeypatch.setattr(DynamicRendezvousHandler, "_create_tcp_store_server", server)
+    monkeypatch.setenv("TORCH_DISABLE_SHARE_RDZV_TCP_STORE", "1")
+    try:
+        t0 = time.monotonic()
+        results = launch.run_local(port_worker, 2, timeout=120)
+        seconds = time.monotonic() - t0
+    finally:
+        for s in busy:
+            s.close()
+    print(f"run completed in {seconds:.1f} s with {len(taken)} ports held busy; stores bound: {servers}")
+    assert [r["sum"] for r in results] == [3.0, 3.0]  # the group works: 1 + 2 on both ranks
+    assert chosen == []  # no port was ever chosen ahead of time
+    assert len(servers) == 2 and all(asked == 0 for asked, _ in servers)  # rendezvous + shared store: port 0
+    assert {r["master_port"] for r in results} == {servers[-1][1]}  # the workers joined the parent's store
+    assert all(r["agent_store"] == "True" for r in results) and servers[-1][1] not in taken
+    assert os.environ["TORCH_DISABLE_SHARE_RDZV_TCP_STORE"] == "1"  # the caller's setting is put back
+    assert seconds < 75  # the old failure mode: a 75 s rendezvous timeout
+
+
+CUT = [sys.executable, "-m", "gastudy", "train", "--replicas", "2", "--dataset-size", "600", "--no-progress",
+       "--checkpoint-every", "1"]
+
+
+@pytest.mark.timeout(900)
+def test_ctrl_c_on_replicas_stops_every_rank_at_one_boundary_and_the_run_resumes_bit_identically(tmp_path):
+    from gastudy.run.resume import load_checkpoint
+
+    env, whole_dir, cut_dir = _env(tmp_path / "tmp"), tmp_path / "whole", tmp_path / "cut"
+    whole = subprocess.Popen([*CUT, "--out", str(whole_dir)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True, env=env, cwd=tmp_path)
+    cut = subprocess.Popen([*CUT, "--out", str(cut_dir)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, env=env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 400
+        while not (cut_dir / "checkpoint-rank0.pt").exists() and time.monotonic() < deadline and cut.poll() is None:
+            time.sleep(0.2)
+        assert (cut_dir / "checkpoint-rank0.pt").exists(), cut.communicate()[1][-3000:]
+        cut.send_signal(signal.SIGINT)  # one Ctrl-C, to the parent only (the workers run in their own groups)
+        _, stderr = cut.communicate(timeout=200)
+        assert cut.returncode == 130, stderr[-3000:]
+        assert "Traceback" not in stderr and "at a group boundary" in stderr and "--resume" in stderr, stderr
+        record = json.loads((cut_dir / "run_record.json").read_text())
+        assert any("by SIGINT" in n for n in record["notes"]), record["notes"]
+        states = [load_checkpoint(cut_dir / f"checkpoint-rank{r}.pt") for r in (0, 1)]
+        assert [s["counters"]["updates_attempted"] for s in states] == [record["updates_attempted"]] * 2
+        assert states[0]["position"] == states[1]["position"]  # both ranks stopped at the same boundary
+        resumed = subprocess.run([*CUT, "--out", str(cut_dir), "--resume"], capture_output=True, text=True,
+                                 env=env, cwd=tmp_path, timeout=400)
+        assert resumed.returncode == 0, resumed.stderr[-3000:]
+        _, whole_err = whole.communicate(timeout=400)
+        assert whole.returncode == 0, whole_err[-3000:]
+    finally:
+        for proc in (whole, cut):
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    full = json.loads((whole_dir / "run_record.json").read_text())
+    assert 1 <= record["updates_attempted"] < full["updates_attempted"]  # it really stopped mid-run
+    print(f"stopped after {record['updates_attempted']} of {full['updates_attempted']} updates, resumed to the end")
+    again = json.loads((cut_dir / "run_record.json").read_text())
+    for key in ("updates_attempted", "updates_applied", "samples", "supervised_tokens", "final_loss"):
+        assert again[key] == full[key], key
+    for rank in (0, 1):
+        a, b = (load_checkpoint(d / f"checkpoint-rank{rank}.pt") for d in (whole_dir, cut_dir))
+        assert a["model"].keys() == b["model"].keys()
+        assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"]), f"rank {rank} weights differ"
+    assert list((tmp_path / "tmp").glob("gastudy-launch-*")) == []  # no run folder left behind
 
 
 def test_functions_a_worker_cannot_import_are_refused_with_the_recipe():

@@ -117,8 +117,10 @@ def train_replicas(args: argparse.Namespace) -> int:
     Under ``torchrun`` (``RANK``/``WORLD_SIZE`` set): joins the process group (gloo, timeout
     ``dist_timeout``), trains this rank's shard and rank 0 prints the record; every rank
     leaves the group cleanly. Without them, ``--replicas N`` starts N local processes and
-    prints rank 0's record. Exit status: 0 done, 1 a replica failed, 2 bad settings
-    (including ``--replicas`` disagreeing with torchrun's ``WORLD_SIZE``).
+    prints rank 0's record; a first Ctrl-C stops every replica at the same group boundary
+    (checkpoints and partial record written) and a second at once. Exit status: 0 done, 1 a
+    replica failed, 2 bad settings (including ``--replicas`` disagreeing with torchrun's
+    ``WORLD_SIZE``), 130 Ctrl-C, 128 + N another signal N.
 
     Course: MB-7, MB-10.
     """
@@ -152,18 +154,25 @@ def train_replicas(args: argparse.Namespace) -> int:
         return fail(args, str(e), code=1)
     except LaunchStopped as e:  # SIGTERM/SIGHUP/SIGQUIT: the workers are gone, and so are the temp files
         return fail(args, f"{e}; {_resume_hint(config)}", code=128 + e.signal)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # a second Ctrl-C: the workers were stopped without waiting for a boundary
         return fail(args, f"interrupted (SIGINT): every worker process was stopped; {_resume_hint(config)}",
                     code=130)
     _emit(args, result)
+    if result.get("interrupted"):  # the first Ctrl-C: every rank stopped at the same group boundary
+        where = (f"checkpoints and partial record in {config.out_dir}; continue with the same command and --resume"
+                 if config.out_dir else "nothing was saved (no --out)")
+        print(f"gastudy: interrupted (SIGINT) at a group boundary after {result['record']['updates_attempted']} "
+              f"updates on {args.replicas} replicas: {where}", file=sys.stderr)
+        return 130
     return 0
 
 
 def _resume_hint(config) -> str:
-    """What a stopped multi-process run leaves and how to continue it."""
+    """What a multi-process run stopped at once leaves and how to continue it."""
     if config.out_dir and config.checkpoint_every:
         return (f"continue from the last checkpoint in {config.out_dir} with the same command and --resume")
-    return "no checkpoint was written (use --out and --checkpoint-every to be able to resume)"
+    return ("no checkpoint was written (one Ctrl-C stops at a group boundary with a checkpoint when --out is "
+            "set; --checkpoint-every also keeps one against a kill)")
 
 
 def _train_under_torchrun(args: argparse.Namespace, config, timeout: float, no_sync: bool, duplicates: str) -> int:

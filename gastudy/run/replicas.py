@@ -47,7 +47,8 @@ def train_worker(config, resume: bool = False, no_sync: bool = True, duplicates:
     and per-replica and total microbatches with fillers excluded (only for a run that was not
     resumed, since those totals are counted in this process).
     Rank 0 re-saves the record when ``out_dir`` is set. Returns ``{"rank", "record" (dict),
-    "markdown", "record_paths", "distributed" (summary)}``.
+    "markdown", "record_paths", "distributed" (summary), "interrupted"}`` (``"SIGINT"`` when the
+    launcher asked the ranks to stop and they stopped at a group boundary, else ``None``).
 
     Course: MB-7.
     """
@@ -67,7 +68,7 @@ def train_worker(config, resume: bool = False, no_sync: bool = True, duplicates:
     if run.record_paths is not None:
         paths = [str(p) for p in record.save(run.record_paths[0].parent)]
     return {"rank": replicas.rank, "record": record.to_dict(), "markdown": record.to_markdown(),
-            "record_paths": paths, "distributed": summary}
+            "record_paths": paths, "distributed": summary, "interrupted": run.extra.get("interrupted")}
 
 
 def train_on_replicas(config, replicas: int, resume: bool = False, no_sync: bool = True, duplicates: str = "raise",
@@ -77,7 +78,8 @@ def train_on_replicas(config, replicas: int, resume: bool = False, no_sync: bool
     ``timeout_s`` bounds every collective (default
     :func:`~gastudy.parallel.process_group.default_timeout_s`); the whole run gets four times
     that, at least 600 s. The workers' progress bars are turned off (their output is
-    captured). Raises :class:`~gastudy.parallel.launch.WorkerError` (with the failing rank's
+    captured). A first Ctrl-C asks every rank to stop at the next group boundary (checkpoints
+    and partial record written, ``"interrupted"`` set); a second stops them at once. Raises :class:`~gastudy.parallel.launch.WorkerError` (with the failing rank's
     traceback) or :class:`~gastudy.parallel.launch.LaunchTimeout`. Course: MB-7, MB-10.
     """
     from gastudy.parallel.launch import run_local
@@ -86,6 +88,6 @@ def train_on_replicas(config, replicas: int, resume: bool = False, no_sync: bool
     timeout = float(timeout_s or default_timeout_s())
     config.progress = False
     ranks = run_local(train_worker, replicas, config, resume=resume, no_sync=no_sync, duplicates=duplicates,
-                      shard=shard, sync=sync,
+                      shard=shard, sync=sync, graceful_sigint=True,
                       pg_timeout=timeout, timeout=max(600.0, timeout * 4))
     return ranks[0]

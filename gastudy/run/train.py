@@ -33,6 +33,7 @@ from gastudy.core.record import RunRecord
 from gastudy.core.replicas import Replicas, SingleReplica
 from gastudy.memory.probes import device_probes
 from gastudy.parallel.fsdp import engine_precision
+from gastudy.parallel.launch import stop_requested
 from gastudy.run.resume import load_checkpoint, restore, save_checkpoint
 from gastudy.run.sharded import (
     SHARDED_CHECKPOINT,
@@ -232,7 +233,10 @@ def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None =
     is checked before anything runs (:func:`check_out_dir`: a folder holding a run is reused
     only with ``resume`` or ``config.overwrite``) and locked while the run writes
     (:func:`run_lock`, rank 0). A first Ctrl-C stops at the next group boundary: the checkpoint
-    and a partial record are written and ``extra["interrupted"]`` is ``"SIGINT"``. Raises
+    and a partial record are written and ``extra["interrupted"]`` is ``"SIGINT"``. With several
+    replicas the Ctrl-C reaches the launcher, which asks every rank
+    (:func:`~gastudy.parallel.launch.stop_requested`); the ranks agree on one boundary with one
+    small all-reduce per update and each writes its checkpoint there. Raises
     ``ValueError`` for bad settings, a bad or busy ``out_dir``, a finished run asked to resume,
     and a checkpoint of another configuration
     (:class:`~gastudy.run.resume.CheckpointError` for an unreadable or altered one).
@@ -315,8 +319,9 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
     started = time.perf_counter()
     stopped = False
     next_position = dict(position)
-    interrupt = threading.Event()
-    # one process: Ctrl-C stops at the next boundary (with D processes, the launcher stops them all)
+    interrupt, sigint_stop = threading.Event(), False
+    # one process: Ctrl-C stops at the next boundary; D processes: the launcher asks every rank
+    # (stop_requested) and the ranks agree on the boundary (_stop_agreed)
     sigint = stop_on_sigint(interrupt) if replicas.size == 1 else contextlib.nullcontext()
     sigint.__enter__()
     for epoch in range(position["epoch"], config.epochs):
@@ -336,8 +341,8 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
             if config.stop_after_updates is not None and done >= config.stop_after_updates:
                 stopped = True
                 break
-            if interrupt.is_set():  # Ctrl-C: stop here, at a group boundary
-                stopped = True
+            if _stop_agreed(replicas, interrupt.is_set() or stop_requested(), engine.device):
+                stopped = sigint_stop = True  # Ctrl-C: stop here, at a group boundary, on every rank
                 break
         if groups.partial is not None:
             partials.append({"epoch": epoch, **groups.partial.to_dict()})
@@ -379,15 +384,27 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
         final_loss=final_loss,
         seconds=round(time.perf_counter() - started, 3), seed=config.seed, device=str(engine.device),
         notes=[f"interrupted after {c.updates_attempted} updates"
-               + (" by SIGINT" if interrupt.is_set() else "")
+               + (" by SIGINT" if sigint_stop else "")
                + (" (resume with --resume)" if ckpt_path else " (no --out: nothing to resume from)")]
         * bool(stopped) + data_notes,
     )
     paths = record.save(out) if out and replicas.rank == 0 else None
     run = TrainRun(record, results, model, ckpt_path, paths)
-    if stopped and interrupt.is_set():
+    if sigint_stop:
         run.extra["interrupted"] = "SIGINT"
     return run
+
+
+def _stop_agreed(replicas: Replicas, stop: bool, device: torch.device) -> bool:
+    """True on every rank when ``stop`` is true on any: one all-reduce (MAX) of a one-element
+    flag per group boundary with several replicas, so they all stop after the same update."""
+    if replicas.size == 1:
+        return stop
+    import torch.distributed as dist
+
+    flag = torch.tensor([float(stop)], device=device)
+    dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=getattr(replicas, "process_group", None))
+    return bool(flag.item())
 
 
 def _refuse_other_kind(out: Path, ckpt_path: Path) -> None:
