@@ -56,7 +56,11 @@ TERMS: tuple[Term, ...] = (
          {"tr": ("durum parçalama",)}),
     Term("supervised item", "denetlenen öğe", "objetivo de predicción", "هدف تنبؤ",
          {"tr": ("denetlenen token", "ilgili öğe"), "ar": ("أهداف التنبؤ",)}),
-    Term("token", "token", "token", "رمز (token)"),
+    Term("token", "token", "token", "رمز (token)",
+         {"tr": ("token'lar",)},
+         note="Turkish suffixes follow the English pronunciation (\"tokın\") with no apostrophe, as "
+              "for any common noun: tokenlar, tokenları, tokenın, 5 tokenlık. The Turkish guide "
+              "writes both tokenlar and token'lar; the course writes tokenlar."),
     Term("padding", "dolgu", "relleno (padding)", "الحشو"),
     Term("ignored label (-100)", "yok sayılan etiket (-100)", "etiqueta ignorada (-100)",
          "تسمية مُهمَلة (-100)"),
