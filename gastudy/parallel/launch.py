@@ -25,7 +25,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -93,8 +92,7 @@ class LocalRun:
     timed_out: bool = False
 
     @property
-    def ok(self) -> bool:
-        """True when every rank returned and exited with status 0."""
+    def ok(self) -> bool:  # every rank returned and exited with status 0
         return not self.failures and not self.timed_out and all(rc == 0 for rc in self.returncodes)
 
 
@@ -131,8 +129,7 @@ def stop_requested() -> bool:
 
 
 def _end(folder: str, mark: str | None = None) -> None:
-    """Leave a mark for the parent (or, orphaned, remove the run's folder), then kill this
-    worker's process group: itself and whatever it started."""
+    """Mark the folder for the parent (orphaned: remove it), then kill this worker's group."""
     Path(folder, mark).write_text("") if mark else shutil.rmtree(folder, ignore_errors=True)
     with contextlib.suppress(OSError):
         if os.getpgrp() == os.getpid():
@@ -141,8 +138,7 @@ def _end(folder: str, mark: str | None = None) -> None:
 
 
 def _watchdog(parent: int, folder: str, rank: int, deadline: list[float]) -> None:
-    """Ends the worker when its parent is gone (even by SIGKILL) or at the time limit
-    (``deadline[0]``, armed once the group is joined)."""
+    """End the worker when its parent is gone (even by SIGKILL) or at ``deadline[0]``."""
     while os.getppid() == parent and time.monotonic() < deadline[0]:
         time.sleep(0.2)
     _end(folder, f"timeout_{rank}" if os.getppid() == parent else None)
@@ -208,9 +204,8 @@ def _worker(payload: dict[str, Any]) -> Any:
 
 @contextlib.contextmanager
 def _launcher_env(graceful_sigint: bool, stop_file: Path, asked: threading.Event):
-    """Quiet PyTorch's launcher logs; make it share its rendezvous store (port 0) with the
-    workers, never a port chosen and released; with ``graceful_sigint`` take SIGINT over (the
-    first writes ``stop_file``); put levels, handlers and environment back afterwards."""
+    """Quiet PyTorch's logs; share the rendezvous store (port 0) with the workers, never a port
+    chosen and released; maybe take SIGINT over; put levels, handlers, environment back after."""
     loggers = {n: lg.level for n, lg in logging.root.manager.loggerDict.items()  # each has its own level
                if isinstance(lg, logging.Logger) and n.startswith(("torch.distributed.", "torch.multiprocessing"))}
     names = [s for s in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT") if hasattr(signal, s)]
@@ -243,8 +238,7 @@ def _launcher_env(graceful_sigint: bool, stop_file: Path, asked: threading.Event
 
 
 def _failure(rank: int, failure: Any, timed_out: bool, started: bool, fn: Any) -> RankFailure:
-    """Why a rank has no result (``failure``: PyTorch's ``ProcessFailure``, ``None`` when the
-    launcher stopped the rank)."""
+    """Why a rank has no result (``failure``: PyTorch's ``ProcessFailure`` or ``None``)."""
     message = (failure.error_file_data or {}).get("message", {}) if failure else {}
     if timed_out:
         why = "was killed (still running at the time limit)"
@@ -292,7 +286,7 @@ def launch_local(fn: Callable[..., Any], nprocs: int, args: Sequence[Any] = (), 
         folder = Path(tmp)
         payload = {"fn": fn, "args": tuple(args), "kwargs": dict(kwargs or {}), "backend": backend,
                    "pg_timeout": float(pg_timeout), "timeout": float(timeout), "folder": tmp, "parent": os.getpid()}
-        config = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=nprocs, run_id=uuid.uuid4().hex,
+        config = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=nprocs, run_id="gastudy",
                               rdzv_backend="c10d", rdzv_endpoint="localhost:0", max_restarts=0,
                               start_method="spawn", monitor_interval=0.05, signals_to_handle=",".join(
                                   ["SIGTERM", "SIGHUP", "SIGQUIT"] + ["SIGINT"] * (not graceful_sigint)),
