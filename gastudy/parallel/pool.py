@@ -125,12 +125,16 @@ class WorkerPool:
             self._launch(progress)
         return self
 
-    def start_in_background(self) -> threading.Thread:
+    def start_in_background(self, then: Callable[..., Any] | None = None, *args: Any, **kwargs: Any) -> threading.Thread:
         """Start the workers in a daemon thread and return at once (a lab warms the pools it offers
-        before the learner asks). A failure is not raised there: the next :meth:`run` starts afresh."""
+        before the learner asks); ``then(*args, **kwargs)``, when given, is then run on every rank
+        (a warm-up task: the workers import what the next calls need). A :meth:`run` from another
+        thread waits for both. A failure is not raised there: the next :meth:`run` starts afresh."""
         def start() -> None:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception), self._lock:
                 self.start()
+                if then is not None:
+                    self.run(then, *args, **kwargs)
 
         thread = threading.Thread(target=start, name=f"gastudy-pool-start-{self.nprocs}", daemon=True)
         thread.start()
@@ -160,11 +164,12 @@ class WorkerPool:
         seconds; either way the pool is closed and the next call starts a fresh one.
         """
         check_importable(fn)
-        self.start()
-        self._number += 1
-        for q in self._tasks:
-            q.put((self._number, fn, args, kwargs))
-        return self._collect(self._number, self.timeout)
+        with self._lock:  # one task at a time, also against a background start and its warm-up task
+            self.start()
+            self._number += 1
+            for q in self._tasks:
+                q.put((self._number, fn, args, kwargs))
+            return self._collect(self._number, self.timeout)
 
     def _collect(self, number: int, timeout: float,
                  progress: Callable[[int, int], None] | None = None) -> list[Any]:

@@ -63,7 +63,8 @@ def prewarm(*replicas: int) -> list[int]:
     as long as :data:`MAX_POOLS` allows without stopping a pool in use; returns the D values started.
 
     Called when a lab is shown, so the learner's first change of D finds its processes already
-    joined instead of waiting for ``import torch`` and the rendezvous. Course: MB-7.
+    joined, with the demos' modules imported (a one-update warm-up task), instead of waiting for
+    ``import torch``, the rendezvous and the first update's set-up. Course: MB-7.
     """
     started = []
     for d in replicas:
@@ -71,7 +72,8 @@ def prewarm(*replicas: int) -> list[int]:
             continue
         pool = WorkerPool(d)
         _POOLS[d] = pool
-        pool.start_in_background()
+        # the warm-up: one smallest update, so the workers have imported and built what every demo needs
+        pool.start_in_background(compare_denominators_worker, micro_batch=1, accumulation_steps=1)
         started.append(d)
     return started
 

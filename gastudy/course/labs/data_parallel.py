@@ -30,16 +30,23 @@ def start_pools(lab: Lab, replicas: int) -> None:
 
     The first time a value of D is used in a session its D processes start (``import torch``
     and the rendezvous: several seconds on two cores): the lab's busy row then says so and its
-    bar advances as each process joins. The pools of the other D values the chapter offers
-    are started in the background meanwhile, so a later change of D finds them warm.
+    bar advances as each process joins. Call :func:`prewarm_others` after the measurement.
     """
-    from gastudy.course.demos.ddp import prewarm, start_pool
+    from gastudy.course.demos.ddp import start_pool
 
     def progress(fraction: float) -> None:
         lab.report_progress(0.5 * fraction, t("starting {D} worker processes (once per session)", D=replicas))
 
     start_pool(replicas, progress)
     lab.report_progress(0.5, t("running the update on {D} processes", D=replicas))
+
+
+def prewarm_others(replicas: int) -> None:
+    """Start the pools of the other D values the chapter offers in the background, once the lab
+    has measured (so the start does not slow the learner's first answer): a later change of D
+    then finds its processes joined and warmed up. Course: MB-7."""
+    from gastudy.course.demos.ddp import prewarm
+
     prewarm(*(d for d in REPLICA_CHOICES if d != replicas))
 
 
@@ -56,7 +63,9 @@ class DenominatorLab(Lab):
         from gastudy.course.demos.ddp import compare_denominators
 
         start_pools(self, replicas)
-        return compare_denominators(replicas, micro_batch, accumulation_steps)
+        result = compare_denominators(replicas, micro_batch, accumulation_steps)
+        prewarm_others(replicas)
+        return result
 
     def render(self, result: dict[str, Any]) -> None:
         fig, ax = subplots(figsize=(6.5, 3.0))
@@ -110,7 +119,9 @@ class AllReduceLab(Lab):
 
     def compute(self, accumulation_steps: int, replicas: int) -> AllReduceCounts:
         start_pools(self, replicas)
-        return count_with_and_without(replicas, accumulation_steps)
+        result = count_with_and_without(replicas, accumulation_steps)
+        prewarm_others(replicas)
+        return result
 
     def render(self, result: AllReduceCounts) -> None:
         rows = {t("no_sync on"): result.with_no_sync, t("no_sync off"): result.without}
