@@ -273,6 +273,33 @@ def test_logging_axes_count_the_same_samples():
     assert lab.result.axis == "tokens" and lab.result.runs[1] is r.runs[1]  # cached, not retrained
 
 
+def test_zero_grad_lab_measures_once_per_setting_and_a_loop_change_only_redraws(monkeypatch):
+    import gastudy.course.labs.updates as updates
+
+    real, calls = updates.step_gaps, []
+    monkeypatch.setattr(updates, "step_gaps", lambda *a, **k: calls.append(a[0].__name__) or real(*a, **k))
+    lab = ZeroGradLab(updates=2)
+    assert sorted(calls) == ["correct_update", "forget_zero_grad", "zero_per_microbatch"]
+    gaps = lab.result.gaps
+    lab.controls["loop"].value = "forget zero_grad"  # a new verdict, the same measurements
+    assert len(calls) == 3 and lab.result.gaps == gaps and lab.result.fired and "leftover" in lab.result.verdict
+    lab.controls["updates"].value = 3
+    assert len(calls) == 6 and len(lab.result.gaps["correct"]) == 3
+    lab.controls["updates"].value = 2  # back to a setting already measured
+    assert len(calls) == 6 and lab.result.gaps == gaps
+
+
+def test_logging_axes_lab_reports_progress_per_run_it_trains():
+    lab = LoggingAxesLab(accumulation_steps=2, micro_batch=8)
+    seen = []
+    lab.report_progress = lambda fraction, text="": seen.append((fraction, text))
+    lab.controls["accumulation_steps"].value = 4  # one new run (A=4); the A=1 run is kept
+    assert seen == [(0.0, "training m=8, A=4")] and lab.result.final("updates") == [32, 8]
+    lab.controls["axis"].value = "samples"
+    lab.controls["accumulation_steps"].value = 2
+    assert len(seen) == 1  # nothing retrained
+
+
 # ------------------------------------------------------------------ 02
 
 

@@ -3,6 +3,8 @@ questions). Part of the Arabic table (see :func:`gastudy.course.i18n.table_modul
 Numbers stay Latin digits; identifiers from the code stay as the code spells them."""
 
 STRINGS: dict[str, str] = {
+    # ---- chapter 01 (the logging-axes lab's progress note)
+    "training m={m}, A={A}": "جارٍ التدريب: m={m}، A={A}",
     # ---- chapter 10: the verifier and the run record
     "MB-10 · Verify one update on a small controlled set before any campaign":
         "MB-10 · تحقّق من تحديث واحد على مجموعة صغيرة مضبوطة قبل أي سلسلة تجارب",

@@ -2,6 +2,8 @@
 questions). Part of the Turkish table (see :func:`gastudy.course.i18n.table_modules`)."""
 
 STRINGS: dict[str, str] = {
+    # ---- chapter 01 (the logging-axes lab's progress note)
+    "training m={m}, A={A}": "eğitiliyor: m={m}, A={A}",
     # ---- chapter 10: the verifier and the run record
     "MB-10 · Verify one update on a small controlled set before any campaign":
         "MB-10 · Her deney dizisinden önce tek bir güncellemeyi küçük, denetimli bir kümede doğrulayın",

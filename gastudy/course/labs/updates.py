@@ -466,7 +466,9 @@ class LoggingAxesLab(Lab):
     Run 1 updates after every microbatch (A=1); run 2 accumulates A microbatches. Both see
     the same samples. On the ``updates`` axis run 2 seems to learn A× faster per "step"; on
     ``samples`` or ``tokens`` they are comparable. ``result.final(axis)`` gives each run's
-    last x value.
+    last x value. Each run is trained once per (m, A) and kept: changing the axis only redraws,
+    and a change that needs a new run (about a second of training each on 2 cores) advances the
+    progress bar per run.
     Course: MB-1.
     """
 
@@ -489,9 +491,12 @@ class LoggingAxesLab(Lab):
         return self._runs[(m, A)]
 
     def compute(self, axis: str, accumulation_steps: int, micro_batch: int) -> LoggingAxesResult:
-        return LoggingAxesResult(
-            axis, [self._run(micro_batch, 1), self._run(micro_batch, accumulation_steps)]
-        )
+        wanted = [(micro_batch, 1), (micro_batch, accumulation_steps)]
+        missing = [key for key in wanted if key not in self._runs]
+        for i, (m, A) in enumerate(missing):
+            self.report_progress(i / len(missing), t("training m={m}, A={A}", m=m, A=A))
+            self._run(m, A)
+        return LoggingAxesResult(axis, [self._run(m, A) for m, A in wanted])
 
     def render(self, r: LoggingAxesResult) -> None:
         fig, ax = subplots(figsize=(7, 3))
@@ -568,6 +573,8 @@ class ZeroGradLab(Lab):
     Controls: ``loop`` (the one the detector judges), ``accumulation_steps`` (A) and
     ``updates``. All three loops run on the same float64 tiny-gpt and data
     (:func:`gastudy.check.diagnostics.default_setup`); the plot shows every update's gap.
+    The measurements depend only on A and the number of updates, and the verdict on those and
+    the loop: both are computed once per setting and kept, so choosing another loop only redraws.
     Course: MB-1.
     """
 
@@ -577,6 +584,8 @@ class ZeroGradLab(Lab):
         import ipywidgets as w
 
         self.title = t("MB-1 · the two zero_grad mistakes, measured and named")
+        self._measured: dict[tuple[int, int], tuple[Any, dict[str, tuple[list[float], list[float]]]]] = {}
+        self._verdicts: dict[tuple[str, int, int], Any] = {}
         super().__init__(
             loop=w.Dropdown(options=[(loop_name(k), k) for k in ZERO_GRAD_LOOPS], value=loop, description=t("loop")),
             accumulation_steps=int_slider(accumulation_steps, 2, 8, "A"),
@@ -587,12 +596,17 @@ class ZeroGradLab(Lab):
         from gastudy.check import pitfalls
         from gastudy.check.diagnostics import default_setup, diagnose_ineffective_accumulation
 
-        setup = default_setup(
-            accumulation_steps=accumulation_steps, samples=2 * accumulation_steps * updates
-        )
         fns = {name: getattr(pitfalls, fn) for name, fn in ZERO_GRAD_LOOPS.items()}
-        measured = {name: step_gaps(fn, setup, updates) for name, fn in fns.items()}
-        verdict = diagnose_ineffective_accumulation(fns[loop], setup)
+        if (accumulation_steps, updates) not in self._measured:  # all three loops: they do not depend on `loop`
+            setup = default_setup(
+                accumulation_steps=accumulation_steps, samples=2 * accumulation_steps * updates
+            )
+            self._measured[(accumulation_steps, updates)] = (
+                setup, {name: step_gaps(fn, setup, updates) for name, fn in fns.items()})
+        setup, measured = self._measured[(accumulation_steps, updates)]
+        if (loop, accumulation_steps, updates) not in self._verdicts:
+            self._verdicts[(loop, accumulation_steps, updates)] = diagnose_ineffective_accumulation(fns[loop], setup)
+        verdict = self._verdicts[(loop, accumulation_steps, updates)]
         return ZeroGradResult(loop, {n: g for n, (g, _) in measured.items()}, str(verdict), verdict.fired,
                               setup.tol, {n: r for n, (_, r) in measured.items()})
 
