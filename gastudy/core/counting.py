@@ -49,7 +49,7 @@ def count_supervised(batch: Mapping[str, torch.Tensor], task: str = "causal", ig
     Counts the positions of :func:`target_labels` that are not ``ignore_index``. This is the
     quantity summed over a whole group to form the token-normalized denominator.
     """
-    return int((target_labels(batch, task) != ignore_index).sum())
+    return int(torch.count_nonzero(target_labels(batch, task) != ignore_index))
 
 
 def count_unshifted(batch: Mapping[str, torch.Tensor], ignore_index: int = -100) -> int:

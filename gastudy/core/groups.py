@@ -86,7 +86,7 @@ def sample_ids_of(batch: Batch) -> list[int]:
     if "sample_ids" not in batch:
         raise KeyError("batch has no 'sample_ids': build the groups with make_groups(batches, A), which numbers "
                        "the samples by stream position, or have the collator record which samples it holds")
-    return [int(i) for i in batch["sample_ids"].reshape(-1)]
+    return [int(i) for i in batch["sample_ids"].reshape(-1).tolist()]  # one copy, not a tensor per id
 
 
 def number_samples(batches: Iterable[Batch], first: int = 0, step: int = 1) -> Iterator[tuple[Batch, bool]]:
@@ -233,7 +233,24 @@ def _input_embedding(model: nn.Module) -> nn.Module | None:
         return None
 
 
-def check_fits(group: Group, model: nn.Module) -> None:
+@dataclass(frozen=True)
+class FitLimits:
+    """What :func:`check_fits` compares a group against: the input embedding's vocabulary
+    size and the learned absolute positions (``None``: that limit is not checked)."""
+
+    vocab: int | None
+    positions: int | None
+
+
+def fit_limits(model: nn.Module) -> FitLimits:
+    """The vocabulary size of ``model``'s input embedding (a Hugging Face model's
+    ``get_input_embeddings()``) and its learned absolute position count; ``None`` for what it
+    does not have. Read once and passed to :func:`check_fits` by the engine. Course: MB-10."""
+    emb = _input_embedding(model)
+    return FitLimits(emb.num_embeddings if isinstance(emb, nn.Embedding) else None, _position_limit(model))
+
+
+def check_fits(group: Group, model: nn.Module, limits: FitLimits | None = None) -> None:
     """Refuse, before any forward, a group the model cannot embed (course: MB-10).
 
     Checks every microbatch's ``input_ids`` against the model's input embedding (a Hugging
@@ -241,32 +258,36 @@ def check_fits(group: Group, model: nn.Module) -> None:
     only on padding is named as the pad token) and, for a model with learned absolute
     positions (``config.n_positions`` / ``max_position_embeddings`` backed by an embedding
     table), the sequence length (or the largest ``position_ids`` + 1). A model without these
-    is not checked. Raises ``ValueError`` naming the microbatch, the value and the limit —
-    instead of an ``IndexError`` deep in the forward (a device-side assert on a GPU).
+    is not checked. ``limits`` is :func:`fit_limits` of the model, read once by a caller that
+    checks many groups (default: read now). Raises ``ValueError`` naming the microbatch, the
+    value and the limit — instead of an ``IndexError`` deep in the forward (a device-side
+    assert on a GPU).
 
     Warns (``UserWarning``) when padding-free microbatches meet a model whose config has
     ``use_cache=True`` outside flash attention: transformers 5 keeps the packed sequences
     apart only without a cache, so they would attend to each other (transformers' Trainer
     turns the cache off at start, from ``TrainingArguments.use_cache=False``).
     """
-    config = getattr(model, "config", None)
-    if (any(isinstance(mb.get("input_ids"), torch.Tensor) and is_packed(mb) for mb in group.microbatches)
-            and "flash" not in str(getattr(config, "_attn_implementation", "")) and cache_in_use(model)):
-        warnings.warn(f"group {group.index}: padding-free microbatches (position_ids, no attention_mask) on a model "
-                      "whose config has use_cache=True: transformers keeps packed sequences apart only without a "
-                      "cache, so here they attend to each other and the gradient depends on the packing; set "
-                      "model.config.use_cache = False before training (transformers' Trainer does; "
-                      "enable_checkpointing does too)", UserWarning, stacklevel=3)
-    emb = _input_embedding(model)
-    vocab = emb.num_embeddings if isinstance(emb, nn.Embedding) else None
-    limit = _position_limit(model)
+    if any(isinstance(mb.get("input_ids"), torch.Tensor) and is_packed(mb) for mb in group.microbatches):
+        config = getattr(model, "config", None)
+        if "flash" not in str(getattr(config, "_attn_implementation", "")) and cache_in_use(model):
+            warnings.warn(f"group {group.index}: padding-free microbatches (position_ids, no attention_mask) on a "
+                          "model whose config has use_cache=True: transformers keeps packed sequences apart only "
+                          "without a cache, so here they attend to each other and the gradient depends on the "
+                          "packing; set model.config.use_cache = False before training (transformers' Trainer does; "
+                          "enable_checkpointing does too)", UserWarning, stacklevel=3)
+    limits = limits or fit_limits(model)
+    vocab, limit = limits.vocab, limits.positions
+    if vocab is None and limit is None:
+        return
     for k, mb in enumerate(group.microbatches):
         ids = mb.get("input_ids")
         if not isinstance(ids, torch.Tensor) or ids.numel() == 0:
             continue
         if vocab is not None:
-            outside = (ids < 0) | (ids >= vocab)
-            if bool(outside.any()):
+            low, high = torch.aminmax(ids)  # one pass over the ids
+            if int(low) < 0 or int(high) >= vocab:
+                outside = (ids < 0) | (ids >= vocab)
                 bad = sorted({int(v) for v in ids[outside].unique()})[:5]
                 mask = mb.get("attention_mask")
                 on_padding = isinstance(mask, torch.Tensor) and mask.shape == ids.shape and not bool(outside[mask.bool()].any())
