@@ -232,6 +232,11 @@ class ClinicLab(Lab):
         labels = {"symptom": t("symptom:"), "look": t("look for:"), "pitfall": t("the pitfall"),
                   "before": t("detector on the pitfall:"), "after": t("detector on the fix:")}
         before, after = verdict_text(result.before), verdict_text(result.after)
+
+        def verdict_html(v: Verdict) -> str:  # the library's English message keeps its own direction
+            return (f"{'⚠' if v.fired else '✓'} {html.escape(symptom_name(v.symptom))}: "
+                    f'<span dir="ltr">{html.escape(v.message)}</span>')
+
         description = pitfall_description(result.pitfall)
         text = (f"{labels['symptom']} {symptom.seen}\n{labels['look']} {symptom.look_for}\n\n"
                 f"{labels['pitfall']} ({result.pitfall}): {description}\n"
@@ -240,8 +245,8 @@ class ClinicLab(Lab):
         show_html(f"<div{rtl_attr()}><p><b>{e(labels['symptom'])}</b> {e(symptom.seen)}<br>"
                   f"<b>{e(labels['look'])}</b> {e(symptom.look_for)}</p>"
                   f"<p><b>{e(labels['pitfall'])}</b> (<code>{e(result.pitfall)}</code>): {e(description)}</p>"
-                  f"<ul><li><b>{e(labels['before'])}</b> {e(before)}</li>"
-                  f"<li><b>{e(labels['after'])}</b> {e(after)}</li></ul></div>", text)
+                  f"<ul><li><b>{e(labels['before'])}</b> {verdict_html(result.before)}</li>"
+                  f"<li><b>{e(labels['after'])}</b> {verdict_html(result.after)}</li></ul></div>", text)
         fig, ax = subplots(figsize=(6.5, 3.0))
         _plot_case(result, ax)
         show_figure(fig)
