@@ -483,7 +483,7 @@ STRINGS: dict[str, str] = {
     'supervised items per microbatch: {items}':
         'أهداف التنبؤ لكل دفعة مصغّرة: {items}',
     'supervised tokens seen':
-        'الرموز المُشرَف عليها المرئية',
+        'الرموز المستهدفة التي رُئيت',
     'tensor ∥':
         'موترات ∥',
     'term':
