@@ -483,7 +483,7 @@ STRINGS: dict[str, str] = {
     'supervised items per microbatch: {items}':
         'أهداف التنبؤ لكل دفعة مصغّرة: {items}',
     'supervised tokens seen':
-        'الرموز المستهدفة التي رُئيت',
+        'الرموز المستهدفة المُعالَجة',
     'tensor ∥':
         'موترات ∥',
     'term':
