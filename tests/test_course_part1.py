@@ -283,10 +283,13 @@ def test_zero_grad_lab_measures_once_per_setting_and_a_loop_change_only_redraws(
     gaps = lab.result.gaps
     lab.controls["loop"].value = "forget zero_grad"  # a new verdict, the same measurements
     assert len(calls) == 3 and lab.result.gaps == gaps and lab.result.fired and "leftover" in lab.result.verdict
-    lab.controls["updates"].value = 3
+    seen = []
+    lab.report_progress = lambda fraction, text="": seen.append((fraction, text))
+    lab.controls["updates"].value = 3  # a new setting: the bar advances once per loop measured
     assert len(calls) == 6 and len(lab.result.gaps["correct"]) == 3
+    assert seen == [(0.0, "correct"), (1 / 3, "zero per microbatch"), (2 / 3, "forget zero_grad")]
     lab.controls["updates"].value = 2  # back to a setting already measured
-    assert len(calls) == 6 and lab.result.gaps == gaps
+    assert len(calls) == 6 and lab.result.gaps == gaps and len(seen) == 3
 
 
 def test_logging_axes_lab_reports_progress_per_run_it_trains():

@@ -601,8 +601,11 @@ class ZeroGradLab(Lab):
             setup = default_setup(
                 accumulation_steps=accumulation_steps, samples=2 * accumulation_steps * updates
             )
-            self._measured[(accumulation_steps, updates)] = (
-                setup, {name: step_gaps(fn, setup, updates) for name, fn in fns.items()})
+            measured = {}
+            for i, (name, fn) in enumerate(fns.items()):  # a step of the progress bar per loop
+                self.report_progress(i / len(fns), loop_name(name))
+                measured[name] = step_gaps(fn, setup, updates)
+            self._measured[(accumulation_steps, updates)] = (setup, measured)
         setup, measured = self._measured[(accumulation_steps, updates)]
         if (loop, accumulation_steps, updates) not in self._verdicts:
             self._verdicts[(loop, accumulation_steps, updates)] = diagnose_ineffective_accumulation(fns[loop], setup)

@@ -191,6 +191,7 @@ class RecordLab(Lab):
         )
 
     def compute(self, micro_batch: int, accumulation_steps: int, last_group: str, stage: str) -> RecordResult:
+        self.report_progress(0.0, t("training m={m}, A={A}", m=micro_batch, A=accumulation_steps))
         return record_run(micro_batch=micro_batch, accumulation_steps=accumulation_steps, last_group=last_group,
                           stage=stage)
 
