@@ -171,7 +171,7 @@ STRINGS: dict[str, str] = {
     "({items} supervised tokens in 4 microbatches) dividing each microbatch mean by A misses the big-batch "
     "gradient by {steps} (relative); dividing the summed loss by the group's tokens misses it by {tokens}.":
         "فقط حين يكون في كل دفعة مصغّرة العدد نفسه من أهداف التنبؤ. على مسائل جمع متغيّرة الطول ({items} رمزًا "
-        "هدفًا في 4 دفعات مصغّرة) تبتعد قسمة متوسط كل دفعة مصغّرة على A عن تدرّج الدفعة الكبيرة بمقدار {steps} "
+        "مستهدفًا في 4 دفعات مصغّرة) تبتعد قسمة متوسط كل دفعة مصغّرة على A عن تدرّج الدفعة الكبيرة بمقدار {steps} "
         "(نسبيًا)، بينما تبتعد قسمة الخسارة المجموعة على رموز المجموعة بمقدار {tokens} فقط.",
     "No. The same 16 samples per update ran at {big} samples/s as one batch (16×1) and at {acc} samples/s as "
     "16 microbatches of 1 ({ratio}× on this machine). Accumulation buys memory, not speed: use it when the "
@@ -280,8 +280,8 @@ STRINGS: dict[str, str] = {
     "Not measured here: {note} Without the measurement, the rule from the Hugging Face guide: the Trainer "
     "divides the summed loss by the group's supervised tokens (num_items_in_batch) when the model accepts it; "
     "a custom loss must do the same and declare it (loss_is_scaled_for_ga).":
-        "لم يُقَس هنا: {note} ودون القياس، هذه قاعدة دليل Hugging Face: يقسم Trainer الخسارة المجموعة على رموز "
-        "المجموعة الهدف (num_items_in_batch) حين يقبل النموذج ذلك؛ وعلى الخسارة المخصّصة أن تفعل الشيء نفسه وأن "
+        "لم يُقَس هنا: {note} ودون القياس، هذه قاعدة دليل Hugging Face: يقسم Trainer الخسارة المجموعة على الرموز "
+        "المستهدفة في المجموعة (num_items_in_batch) حين يقبل النموذج ذلك؛ وعلى الخسارة المخصّصة أن تفعل الشيء نفسه وأن "
         "تصرّح به (loss_is_scaled_for_ga).",
     "With its defaults, yes. One Trainer update (per_device_train_batch_size=2, gradient_accumulation_steps=4) "
     "of a tiny GPT-2 on variable-length samples gives the gradient of gastudy's token-normalized engine to "
@@ -291,7 +291,7 @@ STRINGS: dict[str, str] = {
     "by A once more (chapter 03).":
         "بإعداداته الافتراضية، نعم. تحديث واحد لـ Trainer ‏(per_device_train_batch_size=2, "
         "gradient_accumulation_steps=4) على نموذج GPT-2 صغير جدًا وعينات متغيّرة الطول يعطي تدرّج محرّك gastudy "
-        "المُطبَّع بالرموز حتى {tokens} (نسبيًا)، ويبتعد {steps} عن تطبيع ÷A. يعدّ Trainer رموز المجموعة الهدف "
+        "المُطبَّع بالرموز حتى {tokens} (نسبيًا)، ويبتعد {steps} عن تطبيع ÷A. يعدّ Trainer الرموز المستهدفة في المجموعة "
         "(num_items_in_batch) قبل أول تمرير خلفي. على compute_loss المخصّصة أن تقسم خسارتها المجموعة على هذا "
         "العدد، وعلى الصنف الفرعي من Trainer أن يصرّح بذلك بـ loss_is_scaled_for_ga = True، وإلا قُسمت الخسارة "
         "على A مرة أخرى (الفصل 03).",
