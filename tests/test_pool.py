@@ -129,3 +129,67 @@ def test_prewarmed_pool_is_reused_by_the_first_run_and_closed_with_the_course():
         ddp.close_pool()
     time.sleep(0.5)
     assert not any(_alive(pid) for pid in pids)
+
+
+def all_reduce_worker() -> dict:
+    """On every rank: rank + 1 summed over the group (3.0 on both ranks of two)."""
+    import torch
+    import torch.distributed as dist
+
+    t = torch.tensor([dist.get_rank() + 1.0])
+    dist.all_reduce(t)
+    return {"rank": dist.get_rank(), "sum": float(t)}
+
+
+@pytest.mark.timeout(400)
+def test_a_port_taken_between_choice_and_bind_cannot_break_the_pool(monkeypatch):
+    """The race of old, provoked: the pool used to pick a port with ``free_port`` (bind, read,
+    release) and let rank 0 bind it later. Here every such helper hands out a port that another
+    listening socket already holds, and torch's default port 29500 is held too. The pool still
+    starts and all-reduces, because it chooses no port: the parent serves the group's TCPStore on
+    port 0 (the OS assigns a free one while binding it) and the workers connect as clients."""
+    import socket
+
+    import torch.distributed as dist
+
+    from gastudy.parallel import launch
+    from gastudy.parallel import pool as pool_module
+
+    busy = []
+    for port in (29500, 0):
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            s.listen()
+            busy.append(s)
+        except OSError:  # 29500 already in use: busy anyway
+            s.close()
+    taken = [s.getsockname()[1] for s in busy]
+    chosen, servers = [], []
+
+    def thief(*args, **kwargs):  # a port picked ahead of time, then taken before the workers bind it
+        chosen.append(taken[-1])
+        return taken[-1]
+
+    real_store = dist.TCPStore
+
+    def store(host, port, *args, **kwargs):
+        made = real_store(host, port, *args, **kwargs)
+        servers.append((port, made.port))
+        return made
+
+    for module in (launch, pool_module):
+        monkeypatch.setattr(module, "free_port", thief, raising=False)
+    monkeypatch.setattr(dist, "TCPStore", store)  # only the parent's stores: workers are spawned
+    pool = WorkerPool(2, timeout=120)
+    try:
+        results = pool.run(all_reduce_worker)
+        assert pool._store is not None and pool._store.port == servers[0][1]  # held while the pool lives
+    finally:
+        pool.close()
+        for s in busy:
+            s.close()
+    assert results == [{"rank": 0, "sum": 3.0}, {"rank": 1, "sum": 3.0}]
+    assert chosen == []  # no port was chosen ahead of time
+    assert len(servers) == 1 and servers[0][0] == 0 and servers[0][1] not in taken  # one server, on port 0
+    assert pool._store is None and pool._procs == []  # closed with the pool

@@ -20,7 +20,6 @@ import os
 import pickle
 import shutil
 import signal
-import socket
 import sys
 import tempfile
 import threading
@@ -94,14 +93,6 @@ class LocalRun:
     @property
     def ok(self) -> bool:  # every rank returned and exited with status 0
         return not self.failures and not self.timed_out and all(rc == 0 for rc in self.returncodes)
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port free on ``host`` now; released on return, so another program may take it
-    before it is used (:func:`launch_local` never uses it; the warm pool does). Course: MB-7."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
 
 
 def check_importable(fn: Callable[..., Any]) -> None:

@@ -15,6 +15,10 @@ order. A function that raises on any rank raises :class:`~gastudy.parallel.launc
 with that rank's traceback; the pool is then closed (its group may be stuck in a collective)
 and the next :meth:`WorkerPool.run` starts a fresh one. Workers leave with their parent: they
 are daemonic, and each watches its parent's pid and exits if the parent is gone.
+
+The group meets on a ``TCPStore`` that the parent serves on port 0 (the OS assigns a free port
+atomically) and holds until the pool closes; the workers connect to it as clients, so no port is
+ever chosen, released and bound again later (another program cannot take it in between).
 """
 
 from __future__ import annotations
@@ -35,10 +39,10 @@ from gastudy.parallel.launch import (
     RankFailure,
     WorkerError,
     check_importable,
-    free_port,
 )
 
 START_TIMEOUT_S = 120.0
+_HOST = "127.0.0.1"
 
 
 def _watch_parent(parent: int) -> None:
@@ -49,7 +53,8 @@ def _watch_parent(parent: int) -> None:
 
 
 def _pool_worker(rank: int, nprocs: int, port: int, pg_timeout: float, parent: int, tasks, results) -> None:
-    """Body of one pooled worker: join the group once, then run tasks until told to stop."""
+    """Body of one pooled worker: join the group (through the parent's store on ``port``) once,
+    then run tasks until told to stop."""
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     if os.path.isdir("/sys/class/net/lo"):
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback only: never touch the network
@@ -58,8 +63,9 @@ def _pool_worker(rank: int, nprocs: int, port: int, pg_timeout: float, parent: i
 
     torch.set_num_threads(1)
     try:
-        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=nprocs,
-                                timeout=timedelta(seconds=pg_timeout))
+        timeout = timedelta(seconds=pg_timeout)
+        store = dist.TCPStore(_HOST, port, nprocs, is_master=False, timeout=timeout)  # the parent's server
+        dist.init_process_group("gloo", store=store, rank=rank, world_size=nprocs, timeout=timeout)
         results.put((rank, -1, "ok", "ready"))
     except BaseException as e:  # noqa: BLE001 - reported to the parent
         results.put((rank, -1, "error", RankFailure(type(e).__name__, str(e), traceback.format_exc())))
@@ -98,6 +104,7 @@ class WorkerPool:
         self._procs: list[Any] = []
         self._tasks: list[Any] = []
         self._results: Any = None
+        self._store: Any = None  # the group's TCPStore server (bound on port 0), held while the pool lives
         self._number = 0
         self._joined = 0  # ranks that have joined the group since the last start
         self._lock = threading.RLock()  # one start (or close) at a time, also from a background thread
@@ -141,12 +148,16 @@ class WorkerPool:
         return thread
 
     def _launch(self, progress: Callable[[int, int], None] | None) -> None:
+        import torch.distributed as dist
         import torch.multiprocessing as mp
 
         ctx = mp.get_context("spawn")
         self._results = ctx.Queue()
         self._tasks = [ctx.Queue() for _ in range(self.nprocs)]
-        port = free_port()
+        # port 0: the OS assigns a free port while binding it, and the store keeps it until close()
+        self._store = dist.TCPStore(_HOST, 0, None, is_master=True, timeout=timedelta(seconds=self.pg_timeout),
+                                    wait_for_workers=False)
+        port = self._store.port
         self._procs = [ctx.Process(target=_pool_worker, daemon=True, name=f"gastudy-pool-{rank}",
                                    args=(rank, self.nprocs, port, self.pg_timeout, os.getpid(), self._tasks[rank],
                                          self._results))
@@ -230,6 +241,7 @@ class WorkerPool:
                 p.kill()
                 p.join(5)
         self._procs, self._tasks = [], []
+        self._store = None  # the last reference: the server stops and its port is released
 
     def __enter__(self) -> WorkerPool:
         return self.start()
