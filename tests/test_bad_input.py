@@ -118,3 +118,66 @@ def test_huge_values_that_are_allowed_answer_at_once(capsys):
     error = json.loads(capsys.readouterr().out)["error"]
     assert "nearest valid targets are 999999999999 or 1000000000006" in error
     assert "1, 2, 4, 5, 8" in error and "…" in error and error.endswith("1000000000000]")  # 169 divisors, elided
+
+
+# torchrun's variables, half set or nonsense (issue 14's hostile pass): refused before anything runs.
+# Before: WORLD_SIZE=abc was a ValueError traceback (train), WORLD_SIZE=2 without RANK trained on one
+# process as "replicas 1" with exit 0, and RANK=1 alone made --json print nothing at all.
+TORCHRUN_ENV = [
+    ({"WORLD_SIZE": "abc"}, ["train", "--dataset-size", "8"], "WORLD_SIZE='abc' is set but RANK is not"),
+    ({"WORLD_SIZE": "abc", "RANK": "0"}, ["train"], "WORLD_SIZE='abc' is not a whole number"),
+    ({"WORLD_SIZE": "abc", "RANK": "0"}, ["verify", "--shard"], "WORLD_SIZE='abc' is not a whole number"),
+    ({"WORLD_SIZE": "2"}, ["train", "--dataset-size", "8"], "WORLD_SIZE='2' is set but RANK is not"),
+    ({"RANK": "1"}, ["verify", "-A", "1"], "RANK='1' is set but WORLD_SIZE is not"),
+    ({"RANK": "1"}, ["plan", "--target", "8", "-m", "2"], "RANK='1' is set but WORLD_SIZE is not"),
+    ({"WORLD_SIZE": "2", "RANK": "2"}, ["verify", "--shard"], "RANK='2' must be from 0 to WORLD_SIZE-1 = 1"),
+    ({"WORLD_SIZE": "0", "RANK": "0"}, ["train"], "WORLD_SIZE='0' must be from 1 to 1024"),
+    ({"WORLD_SIZE": "2", "RANK": "-1"}, ["train", "--shard"], "RANK='-1' must be from 0 to WORLD_SIZE-1"),
+]
+
+
+@pytest.mark.parametrize("env,argv,needle", TORCHRUN_ENV, ids=[" ".join(f"{k}={v}" for k, v in e.items()) + f" {a[0]}"
+                                                                for e, a, _ in TORCHRUN_ENV])
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_torchrun_variables_half_set_or_nonsense_are_refused(env, argv, needle, as_json, in_empty_folder,
+                                                             monkeypatch, capsys):
+    for name in ("RANK", "WORLD_SIZE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main([*argv, *(["--json"] if as_json else [])]) == 2
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    if as_json:  # one object although RANK says this is not rank 0: the variables themselves are wrong
+        assert json.loads(out) == {"error": json.loads(out)["error"], "exit": 2} and needle in json.loads(out)["error"]
+    else:
+        assert out == "" and needle in err
+    assert list(in_empty_folder.iterdir()) == []
+
+
+# The sharding flags refused by `verify` (issue 14). Before: the message went to stdout in text mode,
+# and with --json the object had no "exit" (it carried a "text" copy of the message instead).
+SHARD_FLAGS = [
+    (["verify", "--shard"], "--shard splits the model across data-parallel replicas"),
+    (["verify", "--shard", "--replicas", "1"], "add --replicas N with N ≥ 2"),
+    (["verify", "--sync", "every", "--replicas", "2"], "--sync every chooses the sharded (FSDP2) sync policy: add --shard"),
+    (["verify", "--shard", "--replicas", "2", "--sync-every-microbatch"], "--sync-every-microbatch is DDP's switch"),
+    (["train", "--shard", "--replicas", "1"], "add --replicas N with N ≥ 2"),
+    (["train", "--sync", "deferred", "--replicas", "2"], "--sync deferred chooses the sharded (FSDP2) sync policy"),
+]
+
+
+@pytest.mark.parametrize("argv,needle", SHARD_FLAGS, ids=[" ".join(a) for a, _ in SHARD_FLAGS])
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_sharding_flag_combinations_are_one_error_on_the_right_stream(argv, needle, as_json, in_empty_folder,
+                                                                      monkeypatch, capsys):
+    for name in ("RANK", "WORLD_SIZE"):
+        monkeypatch.delenv(name, raising=False)
+    assert main([*argv, *(["--json"] if as_json else [])]) == 2
+    out, err = capsys.readouterr()
+    if as_json:
+        payload = json.loads(out)
+        assert set(payload) == {"error", "exit"} and payload["exit"] == 2 and needle in payload["error"]
+    else:
+        assert out == "" and needle in err and "Traceback" not in err
+    assert list(in_empty_folder.iterdir()) == []

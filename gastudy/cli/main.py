@@ -24,6 +24,7 @@ from gastudy.cli.options import (
     notebooks_dir,
     real,
     record_text,
+    torchrun_env_error,
     train_config,
     whole,
 )
@@ -46,6 +47,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         from gastudy.cli.replicas import verify_replicas
 
         code, payload = verify_replicas(args)
+        if code != 0 and "error" in payload:  # bad settings or a run that did not finish: one error
+            return fail(args, payload["error"], code=code)
         emit(args, payload, payload.get("text", json.dumps(payload, indent=2)))
         return code
     from gastudy.check.verify import verify_one_update
@@ -179,6 +182,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     Parser.json_errors = "--json" in argv
     try:
         args = build_parser().parse_args(argv)
+        if (error := torchrun_env_error()) is not None:  # every command prints from rank 0 only
+            if args.json:  # the variables that say which rank prints are what is wrong: print here
+                print(json.dumps({"error": error, "exit": 2}))
+                return 2
+            return fail(args, error)
         return args.func(args)
     finally:
         Parser.json_errors = False

@@ -29,6 +29,34 @@ def is_rank0() -> bool:
     return os.environ.get("RANK", "0") == "0"
 
 
+def torchrun_env_error() -> str | None:
+    """What is wrong with the ``torchrun`` variables of the environment, or ``None`` (course: MB-7).
+
+    ``RANK`` and ``WORLD_SIZE`` come together (torchrun sets both): one without the other, a value
+    that is not a whole number, ``WORLD_SIZE`` < 1 or ``RANK`` outside ``0 … WORLD_SIZE-1`` is
+    refused, since the command would otherwise run on one process as if it were a replica (and
+    with ``--json`` a lone ``RANK=1`` would print nothing)."""
+    rank, world = os.environ.get("RANK"), os.environ.get("WORLD_SIZE")
+    if rank is None and world is None:
+        return None
+    if rank is None or world is None:
+        have, lacks = ("RANK", "WORLD_SIZE") if world is None else ("WORLD_SIZE", "RANK")
+        return (f"{have}={os.environ[have]!r} is set but {lacks} is not: run under torchrun (it sets both), "
+                f"or unset {have} (use --replicas N to start N processes)")
+    values = {}
+    for name, text in (("WORLD_SIZE", world), ("RANK", rank)):
+        try:
+            values[name] = int(text.strip())
+        except ValueError:
+            return f"{name}={text!r} is not a whole number: run under torchrun (it sets it), or unset {name}"
+    if not 1 <= values["WORLD_SIZE"] <= MAX_REPLICAS:
+        return f"WORLD_SIZE={world!r} must be from 1 to {MAX_REPLICAS}: run under torchrun, or unset WORLD_SIZE"
+    if not 0 <= values["RANK"] < values["WORLD_SIZE"]:
+        return (f"RANK={rank!r} must be from 0 to WORLD_SIZE-1 = {values['WORLD_SIZE'] - 1}: run under torchrun, "
+                "or unset RANK and WORLD_SIZE")
+    return None
+
+
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
     """Print ``payload`` as one JSON object with ``--json`` (rank 0 only), else ``text``."""
     if getattr(args, "json", False):
