@@ -7,6 +7,8 @@ import argparse
 import json
 from typing import Any
 
+from gastudy.cli.options import fail, nonempty
+
 
 def add_editions_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``gastudy editions`` on an ``argparse`` subparsers object; returns the parser."""
@@ -18,7 +20,7 @@ def add_editions_parser(subparsers: Any) -> argparse.ArgumentParser:
                     "translated keeps the English text and is reported as stale.")
     parser.add_argument("--lang", nargs="+", choices=["tr", "es", "ar"], default=["tr", "es", "ar"],
                         metavar="CODE", help="editions to write: tr, es, ar (default: all three)")
-    parser.add_argument("--notebooks", default=None, help="the English notebooks folder (default: the course's)")
+    parser.add_argument("--notebooks", type=nonempty, default=None, help="the English notebooks folder (default: the course's)")
     parser.add_argument("--status", action="store_true",
                         help="only report translated / missing / stale cells; write nothing")
     parser.add_argument("--update-files", action="store_true",
@@ -31,22 +33,29 @@ def add_editions_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def editions_command(args: argparse.Namespace) -> int:
     """Exit 0 when written (or, with ``--status``, when every edition is complete), 1 when
-    ``--status`` finds missing or stale cells, 2 for a missing folder or a broken translation file."""
+    ``--status`` finds missing or stale cells, 2 for bad input (``--status`` with ``--update-files``,
+    a missing folder, a folder without English notebooks, a broken translation file), nothing
+    written then. A code given twice in ``--lang`` counts once."""
     from gastudy.course import editions  # the course layer, only when asked
 
+    if args.status and args.update_files:
+        return fail(args, "--status writes nothing and --update-files writes the translation files: use one of them")
+    languages = list(dict.fromkeys(args.lang))
     try:
         folder = args.notebooks or _course_folder()
-        if args.update_files and not args.status:
-            for code in args.lang:
-                editions.update_translation_files(code, folder)
-        reports = ([editions.translation_status(code, folder) for code in args.lang] if args.status
-                   else editions.build_editions(tuple(args.lang), folder))
+        editions.english_notebooks(folder)  # a bad folder is refused before anything is read or written
     except (FileNotFoundError, ValueError) as err:
-        if args.json:
-            print(json.dumps({"error": str(err), "exit": 2}))
-        else:
-            print(f"gastudy editions: {err}")
-        return 2
+        return fail(args, f"--notebooks {args.notebooks}: {err}" if args.notebooks else str(err))
+    try:
+        if args.update_files:
+            for code in languages:  # every file is checked before the first is rewritten
+                editions.translation_status(code, folder)
+            for code in languages:
+                editions.update_translation_files(code, folder)
+        reports = ([editions.translation_status(code, folder) for code in languages] if args.status
+                   else editions.build_editions(tuple(languages), folder))
+    except (FileNotFoundError, ValueError) as err:
+        return fail(args, str(err))
     if args.json:
         print(json.dumps({r.language: {"notebooks": r.notebooks, "translated": r.count("ok"),
                                        "missing": r.count("missing"), "stale": r.count("stale"),

@@ -37,22 +37,48 @@ def add_site_parser(subparsers: Any) -> argparse.ArgumentParser:
 _positive_int = whole(1, 64)
 
 
+def _input_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``--notebooks``, ``--lang`` or ``--only`` (naming the flag), or ``None``."""
+    from gastudy.course.i18n import LANGUAGES
+
+    folder = Path(args.notebooks)
+    if not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
+        return f"--notebooks {args.notebooks} {what}: give the course's notebooks folder (default: notebooks)"
+    english = {p.stem for p in folder.glob("*.ipynb")}
+    if not english:
+        return f"--notebooks {args.notebooks} holds no .ipynb notebook: give the course's notebooks folder"
+    for code in dict.fromkeys(getattr(args, "lang", None) or ["en"]):
+        if code != "en" and not any((folder / code).glob("*.ipynb")):
+            return (f"--lang {code}: no {LANGUAGES[code]} edition in {folder / code}: generate it with "
+                    f"`gastudy editions --lang {code}`, or leave {code} out of --lang")
+    unknown = [name for name in (args.only or []) if name not in english]
+    if unknown:
+        return f"--only {' '.join(unknown)}: no such notebook in {folder}; choose from {', '.join(sorted(english))}"
+    return None
+
+
 def site_command(args: argparse.Namespace) -> int:
     """Run :func:`build_site` from parsed ``gastudy site`` arguments; prints where the site is.
 
-    Returns the exit status: 0 when the site was written, 1 when a notebook failed or the folder
-    is missing (the message says which). Course: all chapters (static edition).
+    Returns the exit status: 0 when the site was written, 1 when a notebook failed, 2 for bad
+    input (a missing ``--notebooks`` folder, an edition not generated, an unknown ``--only`` name;
+    the message names the flag). Course: all chapters (static edition).
     """
     from gastudy.course.site import SiteBuildError, build_site  # the course layer, only when asked
 
     out_path = Path(args.out)
     if out_path.exists() and not out_path.is_dir():
         return fail(args, f"--out {out_path} is a file, not a folder: choose a folder for the site")
+    if (error := _input_error(args)) is not None:  # bad input: exit 2 before any kernel starts
+        return fail(args, error)
     t0 = time.perf_counter()
     try:
         out = build_site(args.out, args.notebooks, names=args.only, timeout=args.timeout,
                          jobs=getattr(args, "jobs", None), languages=getattr(args, "lang", None) or ["en"])
-    except (SiteBuildError, FileNotFoundError, ValueError) as err:
+    except (FileNotFoundError, ValueError) as err:
+        return fail(args, f"site: {err}")
+    except SiteBuildError as err:
         if getattr(args, "json", False):
             return fail(args, f"site: {err}", code=1)
         print(f"gastudy site: {err}")

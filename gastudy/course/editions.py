@@ -79,11 +79,20 @@ def _check_language(code: str) -> str:
 
 
 def english_notebooks(notebooks_dir: str | Path = "notebooks") -> list[Path]:
-    """The English chapter notebooks (``NN_*.ipynb`` directly in ``notebooks_dir``), in order."""
+    """The English chapter notebooks (``NN_*.ipynb`` directly in ``notebooks_dir``), in order.
+
+    Raises ``FileNotFoundError`` when ``notebooks_dir`` is not a folder, and ``ValueError`` when it
+    holds no chapter notebook (an empty folder, or a folder of something else: nothing to translate)."""
     folder = Path(notebooks_dir)
     if not folder.is_dir():
-        raise FileNotFoundError(f"no notebooks folder at {folder.resolve()}: run from the repository root")
-    return sorted(folder.glob("[0-9][0-9]_*.ipynb"))
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise FileNotFoundError(f"no notebooks folder at {folder.resolve()} (it {what}): give the folder of the "
+                                "English notebooks, or run from the repository root")
+    found = sorted(folder.glob("[0-9][0-9]_*.ipynb"))
+    if not found:
+        raise ValueError(f"{folder.resolve()} holds no chapter notebook (NN_*.ipynb): give the folder of the "
+                         "English notebooks (the one with translations/ in it)")
+    return found
 
 
 def translation_file(notebook: Path, code: str, notebooks_dir: str | Path = "notebooks") -> Path:
@@ -96,13 +105,21 @@ def load_translations(notebook: Path, code: str, notebooks_dir: str | Path = "no
     path = translation_file(notebook, code, notebooks_dir)
     if not path.exists():
         return {}
+    shape = "{'cells': {cell_id: {'english_sha': str, 'text': str}}}"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         cells = data["cells"]
         if not isinstance(cells, dict) or not all(isinstance(v, dict) for v in cells.values()):
-            raise TypeError
-    except (json.JSONDecodeError, KeyError, TypeError) as err:
-        raise ValueError(f"{path} is not a translation file ({{'cells': {{cell_id: {{'english_sha', 'text'}}}}}}): {err}") from None
+            raise TypeError("'cells' must map cell ids to objects")
+        wrong = next((cid for cid, v in cells.items() if not all(isinstance(v.get(k, ""), str)
+                                                                  for k in ("english_sha", "text"))), None)
+        if wrong is not None:
+            raise TypeError(f"cell {wrong!r}: 'english_sha' and 'text' must be strings")
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as err:
+        raise ValueError(f"{path} is not a translation file ({shape}): {type(err).__name__}: {err}; fix it, "
+                         "or delete it and run `gastudy editions --update-files` for a fresh one") from None
+    except OSError as err:
+        raise ValueError(f"{path} cannot be read ({err.strerror or err}): fix it or remove it") from None
     return cells
 
 
@@ -120,7 +137,7 @@ def translate_notebook(notebook: Path, code: str, notebooks_dir: str | Path = "n
                        ) -> tuple[nbformat.NotebookNode, list[CellStatus], list[CellStatus]]:
     """One English notebook in language ``code``: (the notebook, status per markdown cell,
     translations whose cell no longer exists). Raises ``ValueError`` for a cell without an id."""
-    english = nbformat.read(str(notebook), as_version=4)
+    english = _read_english(notebook)
     entries = load_translations(notebook, code, notebooks_dir)
     out = copy.deepcopy(english)
     out.metadata["language"] = code
@@ -146,6 +163,19 @@ def translate_notebook(notebook: Path, code: str, notebooks_dir: str | Path = "n
     return out, statuses, orphans
 
 
+def _read_english(notebook: Path) -> nbformat.NotebookNode:
+    """An English notebook; ``ValueError`` for one that is not a notebook or is a generated edition."""
+    try:
+        english = nbformat.read(str(notebook), as_version=4)
+    except Exception as err:  # noqa: BLE001 - nbformat raises many kinds for a damaged file
+        raise ValueError(f"{notebook} is not a readable notebook ({type(err).__name__}: {err})") from None
+    first = english.cells[0].get("id") if english.cells else None
+    if english.metadata.get("language") in EDITIONS or first == SET_LANGUAGE_ID:
+        raise ValueError(f"{notebook} is a generated edition, not an English notebook: give the folder of the "
+                         f"English notebooks ({notebook.parent.parent}, not {notebook.parent})")
+    return english
+
+
 def translation_status(code: str, notebooks_dir: str | Path = "notebooks") -> EditionReport:
     """Which markdown cells of language ``code`` are translated, missing or stale (nothing written)."""
     report = EditionReport(_check_language(code))
@@ -162,12 +192,17 @@ def build_editions(languages: tuple[str, ...] = EDITIONS, notebooks_dir: str | P
     """Write ``<out_dir or notebooks_dir>/<lang>/NN_*.ipynb`` for each language; returns a report
     per language. Only notebooks with at least one translated cell are written (a chapter nobody
     has translated yet is not published as an English copy); untranslated cells keep English."""
+    languages = tuple(dict.fromkeys(_check_language(code) for code in languages))
+    notebooks = english_notebooks(notebooks_dir)
+    # every notebook of every language is translated (and every translation file read) before one
+    # file is written: a broken translation file changes nothing
+    built = {code: [(notebook, *translate_notebook(notebook, code, notebooks_dir)) for notebook in notebooks]
+             for code in languages}
     reports = []
     for code in languages:
-        report = EditionReport(_check_language(code))
+        report = EditionReport(code)
         target = Path(out_dir or notebooks_dir) / code
-        for notebook in english_notebooks(notebooks_dir):
-            nb, statuses, orphans = translate_notebook(notebook, code, notebooks_dir)
+        for notebook, nb, statuses, orphans in built[code]:
             report.cells += statuses
             report.orphans += orphans
             path = target / notebook.name
@@ -188,7 +223,7 @@ def update_translation_files(code: str, notebooks_dir: str | Path = "notebooks")
     Entries of deleted cells are dropped. Returns the status before the update."""
     report = translation_status(code, notebooks_dir)
     for notebook in english_notebooks(notebooks_dir):
-        english = nbformat.read(str(notebook), as_version=4)
+        english = _read_english(notebook)
         entries = load_translations(notebook, code, notebooks_dir)
         cells = {}
         for cell in english.cells:
