@@ -26,6 +26,7 @@ import importlib
 import json
 import os
 import re
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -34,7 +35,6 @@ LANGUAGES: dict[str, str] = {"en": "English", "tr": "Türkçe", "es": "Español"
 
 RIGHT_TO_LEFT = frozenset({"ar"})
 
-_current = os.environ.get("GASTUDY_LANG", "en") if os.environ.get("GASTUDY_LANG", "en") in LANGUAGES else "en"
 _tables: dict[str, dict[str, str]] = {}
 
 
@@ -43,6 +43,23 @@ def _check_code(code: str) -> str:
         choices = ", ".join(f"{c!r} ({name})" for c, name in LANGUAGES.items())
         raise ValueError(f"unknown course language {code!r}: choose one of {choices}")
     return code.strip().lower()
+
+
+def _from_environment() -> str:
+    """The language ``GASTUDY_LANG`` names, read as :func:`set_language` reads a code (``" TR "`` is
+    ``"tr"``); English when it is unset or empty, and English with a warning naming the variable
+    and the choices when it names no course language (importing the course never fails for it)."""
+    value = os.environ.get("GASTUDY_LANG", "")
+    if not value.strip():
+        return "en"
+    try:
+        return _check_code(value)
+    except ValueError as err:
+        warnings.warn(f"GASTUDY_LANG: {err}; the course stays in English", stacklevel=2)
+        return "en"
+
+
+_current = _from_environment()
 
 
 def set_language(code: str) -> str:
@@ -63,8 +80,9 @@ def language() -> str:
 
 
 def is_rtl(code: str | None = None) -> bool:
-    """True when ``code`` (default: the current language) is written right to left."""
-    return (code or _current) in RIGHT_TO_LEFT
+    """True when ``code`` (default: the current language; read as :func:`set_language` reads it,
+    ``"AR"`` is ``"ar"``) is written right to left."""
+    return (code.strip().lower() if isinstance(code, str) and code.strip() else _current) in RIGHT_TO_LEFT
 
 
 def direction(code: str | None = None) -> str:
@@ -104,11 +122,22 @@ def table_modules(code: str) -> list[str]:
 def t(english: str, /, **fields: object) -> str:
     """``english`` in the current language, with ``{name}`` fields filled from ``fields``.
 
-    Falls back to the English text when the current language has no entry for it. Numbers are
-    formatted by the caller (the course keeps Latin digits in every language).
+    Falls back to the English text when the current language has no entry for it, and when its
+    entry cannot be filled (a stray ``{`` or a renamed field: the lab still shows the sentence, in
+    English). Numbers are formatted by the caller (the course keeps Latin digits in every language).
+    Raises ``ValueError`` naming the text when the English text itself cannot be filled from
+    ``fields`` (a field it names was not passed, or a brace is unbalanced).
     """
     text = table(_current).get(english, english) if _current != "en" else english
-    return text.format(**fields) if fields else text
+    if not fields:
+        return text
+    for candidate in dict.fromkeys((text, english)):  # the translation, then the English text
+        try:
+            return candidate.format(**fields)
+        except (KeyError, IndexError, ValueError, AttributeError) as err:
+            problem = err
+    raise ValueError(f"t({english!r}) cannot be filled from the fields {sorted(fields)}: "
+                     f"{type(problem).__name__}: {problem}; pass every {{field}} the text names") from None
 
 
 def strings_in(paths: Iterable[Path]) -> dict[str, list[str]]:

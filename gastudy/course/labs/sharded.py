@@ -14,6 +14,8 @@ few seconds:
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
 from gastudy.course.i18n import t
@@ -31,6 +33,17 @@ REPLICAS = 2
 TIMEOUT_S = 120.0
 """Bound on one measurement on the pool (seconds); a stuck pool is stopped and the next starts fresh."""
 
+LIMITS = {"accumulation_steps": 64, "micro_batch": 32, "replicas": 8}
+"""The largest m, A and D :func:`sharded_update_gap` runs: a check on a 2-core machine answers in
+seconds within them, while a typo such as A = 10**6 would hold the warm pool until its timeout."""
+
+
+def _whole(name: str, value: object) -> int:
+    """``value`` as an int from 1 to ``LIMITS[name]``, else ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= LIMITS[name]:
+        raise ValueError(f"{name} must be a whole number from 1 to {LIMITS[name]}, got {value!r}")
+    return int(value)
+
 
 def sharded_update_gap(accumulation_steps: int = 4, sync: str = "deferred", replicas: int = REPLICAS,
                        micro_batch: int = 2, timeout: float = TIMEOUT_S) -> dict[str, Any]:
@@ -44,12 +57,19 @@ def sharded_update_gap(accumulation_steps: int = 4, sync: str = "deferred", repl
     "naive_rel_diff" (the naive per-replica mean's gap), "reduce_scatters" (in the update),
     "peak_gradient_bytes" (rank 0's)}``.
 
-    Raises ``ValueError`` for an unknown sync policy (before any process runs) and
-    :class:`~gastudy.parallel.launch.WorkerError` when a rank fails.
+    Raises ``ValueError`` (before any process runs) for an unknown sync policy, for m, A or D that
+    is not a whole number from 1 to its :data:`LIMITS` entry, and for a ``timeout`` that is not a
+    finite number of seconds from 1 to 3600; :class:`~gastudy.parallel.launch.WorkerError` when a
+    rank fails.
     """
     from gastudy.check.replicas import check_replica_settings, verify_replicas_worker
     from gastudy.course.demos.ddp import run_on_replicas
 
+    accumulation_steps = _whole("accumulation_steps", accumulation_steps)
+    micro_batch, replicas = _whole("micro_batch", micro_batch), _whole("replicas", replicas)
+    if (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not math.isfinite(timeout)
+            or not 1 <= timeout <= 3600):
+        raise ValueError(f"timeout must be a finite number of seconds from 1 to 3600, got {timeout!r}")
     check_replica_settings(replicas, micro_batch, accumulation_steps, "fp32", "tokens", shard=True, sync=sync)
     r = run_on_replicas(verify_replicas_worker, replicas, micro_batch=micro_batch,
                         accumulation_steps=accumulation_steps, precision="fp32", shard=True, sync=sync,
@@ -91,9 +111,11 @@ class ShardedLab(Lab):
     def __init__(self, accumulation_steps: int = 4, sync: str = "deferred"):
         import ipywidgets as w
 
-        if accumulation_steps not in ACCUMULATION_CHOICES:
+        if (isinstance(accumulation_steps, bool) or not isinstance(accumulation_steps, numbers.Integral)
+                or accumulation_steps not in ACCUMULATION_CHOICES):  # True == 1 and 4.0 == 4: refused too
             raise ValueError(f"accumulation_steps must be one of {ACCUMULATION_CHOICES}, got {accumulation_steps!r}")
-        if sync not in POLICIES:
+        accumulation_steps = int(accumulation_steps)
+        if not isinstance(sync, str) or sync not in POLICIES:
             raise ValueError(f"unknown sync policy {sync!r}; use 'deferred' or 'every'")
         self.title = t("MB-7 · Sharded data parallel (FSDP2): synchronize once per update or every microbatch?")
         super().__init__(
