@@ -454,3 +454,27 @@ def test_torchrun_training_run_and_its_record(tmp_path):
     single = train(TrainConfig(micro_batch=8, dataset_size=65, progress=False)).record
     assert single.supervised_tokens == record["supervised_tokens"]
     assert record["final_loss"] == pytest.approx(single.final_loss, rel=1e-4)
+
+
+def test_torchrun_bad_settings_give_one_message_without_a_traceback(tmp_path):
+    from gastudy.run.train import TrainConfig, train
+
+    out = tmp_path / "run"
+    train(TrainConfig(dataset_size=24, micro_batch=4, accumulation_steps=2, progress=False, out_dir=str(out),
+                      stop_after_updates=1))  # a one-process run's checkpoint.pt
+    env = {**os.environ, "GLOO_SOCKET_IFNAME": "lo", "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "gastudy",
+         "train", "--dataset-size", "24", "--micro-batch", "4", "--accumulation-steps", "2", "--no-progress",
+         "--out", str(out), "--resume"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    assert proc.returncode != 0
+    assert "belongs to a different run" in stderr and "one process (no --replicas)" in stderr, stderr[-3000:]
+    # torchrun prints its own ChildFailedError report; no worker prints a traceback of gastudy's code
+    assert 'gastudy/run/train.py", line' not in stderr and stderr.count("gastudy: error: rank") == 2, stderr[-3000:]

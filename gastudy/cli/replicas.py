@@ -183,7 +183,8 @@ def _train_under_torchrun(args: argparse.Namespace, config, timeout: float, no_s
                               duplicates=duplicates, **_sharding(args))
     except BaseException as e:  # noqa: BLE001 - report, then leave without a teardown abort
         rank = os.environ.get("RANK", "?")
-        traceback.print_exc()
+        if not isinstance(e, ValueError):  # bad settings get one message; a fault gets its traceback
+            traceback.print_exc()
         fail(args, f"rank {rank}: {type(e).__name__}: {e}")
         sys.stdout.flush()
         sys.stderr.flush()
