@@ -97,3 +97,28 @@ def test_the_engine_refuses_what_it_cannot_train_before_changing_anything():
         eng.update(group_of(addition_microbatches(4, 2), accumulation_steps=2))
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
     assert eng.counters.updates_attempted == 0
+
+
+def test_a_kept_finite_check_resets_its_flag_and_takes_sparse_and_mixed_gradients():
+    from gastudy.core.engine import FiniteCheck
+
+    check = FiniteCheck()
+    dense = torch.nn.Parameter(torch.zeros(4))
+    wide = torch.nn.Parameter(torch.zeros(3, dtype=torch.float64))
+    emb = torch.nn.Embedding(5, 2, sparse=True)
+    emb(torch.tensor([1, 3])).sum().backward()  # a sparse gradient: the fused kernel refuses it
+    dense.grad, wide.grad = torch.ones(4), torch.ones(3, dtype=torch.float64)
+    params = [dense, wide, emb.weight]
+    assert emb.weight.grad.is_sparse and check(params)
+    for p, at in ((wide, 1), (emb.weight, None), (dense, 2)):
+        grad = p.grad
+        if at is None:  # an inf inside the sparse gradient's values
+            p.grad = torch.sparse_coo_tensor(grad._indices(), grad._values() * float("inf"), grad.shape,
+                                             check_invariants=True)
+        else:
+            p.grad = grad.clone()
+            p.grad[at] = float("nan")
+        assert not check(params), p.shape
+        p.grad = grad
+        assert check(params)  # the flag that fired was reset: a finite set passes again
+    assert check([]) and check([torch.nn.Parameter(torch.zeros(2))])  # no gradient at all passes

@@ -22,6 +22,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 
 import torch
 from torch import nn
@@ -86,7 +87,8 @@ def sample_ids_of(batch: Batch) -> list[int]:
     if "sample_ids" not in batch:
         raise KeyError("batch has no 'sample_ids': build the groups with make_groups(batches, A), which numbers "
                        "the samples by stream position, or have the collator record which samples it holds")
-    return [int(i) for i in batch["sample_ids"].reshape(-1).tolist()]  # one copy, not a tensor per id
+    ids = batch["sample_ids"]
+    return list(map(int, (ids if ids.dim() == 1 else ids.reshape(-1)).tolist()))  # one copy, not a tensor per id
 
 
 def number_samples(batches: Iterable[Batch], first: int = 0, step: int = 1) -> Iterator[tuple[Batch, bool]]:
@@ -142,7 +144,7 @@ def build_group(index: int, microbatches: list[Batch], accumulation_steps: int, 
         index=index,
         microbatches=list(microbatches),
         items=[count_supervised(mb, task, ignore_index) for mb in microbatches],
-        sample_ids=[i for mb in microbatches for i in sample_ids_of(mb)],
+        sample_ids=list(chain.from_iterable(sample_ids_of(mb) for mb in microbatches)),
         accumulation_steps=accumulation_steps,
         task=task,
         ids_assigned=ids_assigned,

@@ -67,9 +67,11 @@ def sum_of_losses(
     host sync per microbatch. Same value, same errors as :func:`summed_loss`."""
     logits = logits_of(output)
     labels = target_labels(batch, task)
-    if labels.is_floating_point() or labels.is_complex():
-        raise TypeError(f"labels must be integer class/token ids, got {labels.dtype}: build them with dtype=torch.long")
-    labels = labels.to(logits.device, torch.long)  # where the logits are, as int64, in one copy at most
+    if labels.dtype != torch.long or labels.device != logits.device:  # int64, where the logits are
+        if labels.is_floating_point() or labels.is_complex():
+            raise TypeError(f"labels must be integer class/token ids, got {labels.dtype}: build them with "
+                            "dtype=torch.long")
+        labels = labels.to(logits.device, torch.long)
     if task == "causal" and "shift_labels" not in batch:
         logits = logits[..., :-1, :]
     if logits.shape[:-1] != labels.shape:
