@@ -252,3 +252,22 @@ def test_every_translation_keeps_the_fields_and_formats_of_its_english_text(code
 
     bad = {english: text for english, text in i18n.table(code).items() if fields(english) != fields(text)}
     assert bad == {}
+
+
+@pytest.mark.parametrize("code", ["tr", "es", "ar"])
+def test_translations_keep_every_code_span_of_the_english_cell(code):
+    """A code span (`no_sync`, `loss.backward()`) is what learners type: it must survive translation
+    verbatim. Spans with spaces may be sentences a chapter prints, and may be translated."""
+    import re
+
+    span = re.compile(r"`([^`\n]+)`")
+    root = Path(__file__).resolve().parents[1] / "notebooks"
+    lost = {}
+    for path in sorted((root / "translations" / code).glob("*.json")):
+        english = {c.id: c.source for c in nbformat.read(root / f"{path.stem}.ipynb", as_version=4).cells}
+        for cell_id, entry in json.loads(path.read_text(encoding="utf-8"))["cells"].items():
+            need = {s for s in span.findall(english.get(cell_id, "")) if " " not in s.strip()}
+            missing = need - set(span.findall(entry.get("text") or "")) if entry.get("text") else set()
+            if missing:
+                lost[f"{path.stem}[{cell_id}]"] = sorted(missing)
+    assert lost == {}
