@@ -3,9 +3,12 @@
 Same model, data and seed; A = 1, 4, 16 microbatches. Two models: tiny-gpt (m = 4 samples of
 generated addition) and a tiny classifier (the ``mlp`` on blobs, m = 32). Plain and engine
 updates alternate; prints the median time per update of each, the median per-pair ratio
-engine / plain, and the engine's fixed cost per microbatch, median(engine − plain) / A in µs. The engine's extras include the fused
-finite-gradient check that refuses an inf/NaN gradient without a scaler (with or without
-clipping). Target: ≤ 1.03× at every A, i.e. a fixed cost of ≤ 50 µs per microbatch.
+engine / plain, and the engine's fixed cost per microbatch, median(engine − plain) / A in µs.
+The plain loop counts the group's supervised items, then sums cross-entropy ÷ that count and
+calls backward per microbatch, one step. The engine's time includes building the group
+(``build_group``: counts and sample ids) and its extras: the fused finite-gradient check that
+refuses an inf/NaN gradient without a scaler (with or without clipping), the group loss it
+reports, the counters. Target: ≤ 1.03× at every A, i.e. a fixed cost of ≤ 50 µs per microbatch.
 
     python benchmarks/bench_engine.py [--pairs 41] [--models tiny-gpt mlp] [--clock wall|cpu]
 
