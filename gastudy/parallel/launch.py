@@ -231,11 +231,11 @@ def _launcher_env(graceful_sigint: bool, stop_file: Path, asked: threading.Event
 def _failure(rank: int, failure: Any, timed_out: bool, started: bool, fn: Any) -> RankFailure:
     """Why a rank has no result (``failure``: PyTorch's ``ProcessFailure`` or ``None``)."""
     message = (failure.error_file_data or {}).get("message", {}) if failure else {}
-    if timed_out:
-        why = "was killed (still running at the time limit)"
-    elif isinstance(message, dict) and message.get("message"):  # "Type: text" and the call stack
+    if isinstance(message, dict) and message.get("message"):  # "Type: text" and the call stack
         head, _, text = str(message["message"]).partition(": ")
         return RankFailure(head, text, str(message.get("extraInfo", {}).get("py_callstack", "")))
+    if timed_out:  # the limit hit: every rank without a result was still running (whichever watchdog fired)
+        why = "was killed (still running at the time limit)"
     elif failure is not None:
         code = failure.exitcode
         why = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}"
@@ -306,7 +306,7 @@ def launch_local(fn: Callable[..., Any], nprocs: int, args: Sequence[Any] = (), 
                 run.results[rank] = values[rank] if rank in values else pickle.loads(result.read_bytes())
                 run.returncodes.append(0)
                 continue
-            run.failures[rank] = failure = _failure(rank, failed.get(rank), rank in late, rank in pids, fn)
+            run.failures[rank] = failure = _failure(rank, failed.get(rank), bool(late), rank in pids, fn)
             failure.traceback = failure.traceback or "\n".join(run.stderr[rank].strip().splitlines()[-10:])
             run.returncodes.append(failed[rank].exitcode if rank in failed else None)
         return run
