@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import torch
 
 from gastudy.core.data import AdditionDataset, MicrobatchStream
@@ -36,3 +38,18 @@ def readme_code(section: str) -> str:
     blocks = re.findall(r"```python\n(.*?)```", text.split(section, 1)[1].split("\n## ", 1)[0], flags=re.S)
     assert blocks, f"README section {section!r} has no ```python block"
     return "\n".join(blocks)
+
+
+def hold_ports(ports) -> list[socket.socket]:
+    """Listening sockets on 127.0.0.1 for each of ``ports`` (0: one the OS picks); a port already
+    in use elsewhere is busy anyway and is skipped. The caller closes them."""
+    busy = []
+    for port in ports:
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            s.listen()
+            busy.append(s)
+        except OSError:
+            s.close()
+    return busy

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -22,6 +21,7 @@ import pytest
 import torch
 
 from gastudy.parallel import launch
+from tests.helpers import hold_ports
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -178,15 +178,7 @@ def test_a_port_taken_between_choice_and_rendezvous_cannot_break_the_run(monkeyp
     import torch.distributed.elastic.utils.distributed as elastic_utils
     from torch.distributed.elastic.rendezvous.dynamic_rendezvous import DynamicRendezvousHandler
 
-    busy = []
-    for port in [29500] + [0] * 64:
-        s = socket.socket()
-        try:
-            s.bind(("127.0.0.1", port))
-            s.listen()
-            busy.append(s)
-        except OSError:  # 29500 already in use: busy anyway
-            s.close()
+    busy = hold_ports([29500] + [0] * 64)  # 29500 already in use elsewhere: busy anyway
     taken = [s.getsockname()[1] for s in busy]
     chosen, servers = [], []
 

@@ -11,6 +11,7 @@ import pytest
 from gastudy.course.demos.ddp import compare_denominators_worker
 from gastudy.parallel.launch import WorkerError
 from gastudy.parallel.pool import WorkerPool
+from tests.helpers import hold_ports
 
 pytestmark = pytest.mark.slow
 
@@ -148,22 +149,13 @@ def test_a_port_taken_between_choice_and_bind_cannot_break_the_pool(monkeypatch)
     listening socket already holds, and torch's default port 29500 is held too. The pool still
     starts and all-reduces, because it chooses no port: the parent serves the group's TCPStore on
     port 0 (the OS assigns a free one while binding it) and the workers connect as clients."""
-    import socket
 
     import torch.distributed as dist
 
     from gastudy.parallel import launch
     from gastudy.parallel import pool as pool_module
 
-    busy = []
-    for port in (29500, 0):
-        s = socket.socket()
-        try:
-            s.bind(("127.0.0.1", port))
-            s.listen()
-            busy.append(s)
-        except OSError:  # 29500 already in use: busy anyway
-            s.close()
+    busy = hold_ports((29500, 0))  # 29500 already in use elsewhere: busy anyway
     taken = [s.getsockname()[1] for s in busy]
     chosen, servers = [], []
 
