@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import socket
 import time
 
 import pytest
@@ -183,5 +185,49 @@ def test_a_port_taken_between_choice_and_bind_cannot_break_the_pool(monkeypatch)
             s.close()
     assert results == [{"rank": 0, "sum": 3.0}, {"rank": 1, "sum": 3.0}]
     assert chosen == []  # no port was chosen ahead of time
-    assert len(servers) == 1 and servers[0][0] == 0 and servers[0][1] not in taken  # one server, on port 0
+    # one server, on the port the OS gave the parent's loopback socket (bound on port 0)
+    assert len(servers) == 1 and servers[0][0] == servers[0][1] and servers[0][1] not in taken
     assert pool._store is None and pool._procs == []  # closed with the pool
+
+
+def _other_addresses() -> list[tuple[int, str]]:
+    """This machine's non-loopback addresses: (family, address) for every IPv4 address of an
+    interface (ioctl SIOCGIFADDR) and every global IPv6 address (/proc/net/if_inet6)."""
+    import fcntl
+    import struct
+
+    found = []
+    for _, name in socket.if_nameindex():
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            try:
+                packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", name[:15].encode()))
+            except OSError:  # no IPv4 address on this interface
+                continue
+        found.append((socket.AF_INET, socket.inet_ntoa(packed[20:24])))
+    with contextlib.suppress(OSError), open("/proc/net/if_inet6") as f:
+        for line in f:
+            hexaddr, _, _, scope = line.split()[:4]
+            if scope == "00":  # global scope (loopback is 10, link-local 20)
+                found.append((socket.AF_INET6, socket.inet_ntop(socket.AF_INET6, bytes.fromhex(hexaddr))))
+    return [(family, address) for family, address in found if not address.startswith("127.")]
+
+
+def test_the_pools_store_is_reachable_on_loopback_only():
+    """A ``TCPStore`` server binds every interface by itself, so another machine on the network
+    could reach the parent's store (and the group's rendezvous). The pool's store serves a socket
+    bound to 127.0.0.1: its port answers there and is refused on every other address of this
+    machine, and the pool still all-reduces on 2 ranks."""
+    others = _other_addresses()
+    if not others:
+        pytest.skip("this machine has no non-loopback address to try the store's port on")
+    with WorkerPool(2, timeout=120) as pool:
+        assert pool.run(all_reduce_worker) == [{"rank": 0, "sum": 3.0}, {"rank": 1, "sum": 3.0}]
+        port = pool._store.port
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass  # served on loopback
+        for family, address in others:
+            with socket.socket(family, socket.SOCK_STREAM) as probe, pytest.raises(OSError):
+                probe.settimeout(5)
+                probe.connect((address, port))
+        assert pool.run(all_reduce_worker)[1] == {"rank": 1, "sum": 3.0}  # the probes broke nothing
+    print(f"store port {port}: refused on {[a for _, a in others]}")

@@ -16,9 +16,10 @@ with that rank's traceback; the pool is then closed (its group may be stuck in a
 and the next :meth:`WorkerPool.run` starts a fresh one. Workers leave with their parent: they
 are daemonic, and each watches its parent's pid and exits if the parent is gone.
 
-The group meets on a ``TCPStore`` that the parent serves on port 0 (the OS assigns a free port
-atomically) and holds until the pool closes; the workers connect to it as clients, so no port is
-ever chosen, released and bound again later (another program cannot take it in between).
+The group meets on a ``TCPStore`` that the parent serves on a loopback socket bound on port 0
+(the OS assigns a free port atomically; other machines cannot reach it) and holds until the pool
+closes; the workers connect to it as clients, so no port is ever chosen, released and bound again
+later (another program cannot take it in between).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import socket
 import threading
 import time
 import traceback
@@ -154,10 +156,14 @@ class WorkerPool:
         ctx = mp.get_context("spawn")
         self._results = ctx.Queue()
         self._tasks = [ctx.Queue() for _ in range(self.nprocs)]
-        # port 0: the OS assigns a free port while binding it, and the store keeps it until close()
-        self._store = dist.TCPStore(_HOST, 0, None, is_master=True, timeout=timedelta(seconds=self.pg_timeout),
-                                    wait_for_workers=False)
-        port = self._store.port
+        # TCPStore binds every interface: it serves a socket bound to loopback on port 0 instead (the
+        # OS assigns a free port while binding it), takes it over and keeps it until close()
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind((_HOST, 0))
+            port = sock.getsockname()[1]
+            self._store = dist.TCPStore(_HOST, port, None, is_master=True, wait_for_workers=False,
+                                        timeout=timedelta(seconds=self.pg_timeout), master_listen_fd=sock.fileno())
+            sock.detach()  # the store closes it
         self._procs = [ctx.Process(target=_pool_worker, daemon=True, name=f"gastudy-pool-{rank}",
                                    args=(rank, self.nprocs, port, self.pg_timeout, os.getpid(), self._tasks[rank],
                                          self._results))
