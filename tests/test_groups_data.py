@@ -13,7 +13,7 @@ from gastudy.core.data import (
     pad_collate,
     split_batch,
 )
-from gastudy.core.groups import make_groups
+from gastudy.core.groups import build_group, make_groups
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -27,6 +27,19 @@ def test_groups_know_boundaries_ids_and_items_up_front():
     assert sorted(all_ids) == list(range(20))
     assert groups[0].supervised_items == sum(g_items for g_items in groups[0].items)
     assert groups[0].items == [int((mb["labels"][:, 1:] != -100).sum()) for mb in groups[0].microbatches]
+
+
+def test_group_sample_ids_are_read_when_asked_and_missing_ids_are_refused_at_build_time():
+    mbs = list(MicrobatchStream(AdditionDataset(12, seed=0), 3, seed=0).microbatches())[:3]
+    group = build_group(0, mbs, 4, "causal")
+    assert group._sample_ids is None and group.samples == 9  # counted without building the list
+    expected = [int(i) for mb in mbs for i in mb["sample_ids"]]
+    assert group.sample_ids == expected and group.sample_ids is group.sample_ids and group.samples == 9
+    two_d = {**mbs[0], "sample_ids": mbs[0]["sample_ids"].reshape(1, 3)}
+    assert build_group(1, [two_d], 4, "causal").sample_ids == expected[:3]
+    without = {k: v for k, v in mbs[1].items() if k != "sample_ids"}
+    with pytest.raises(KeyError, match="make_groups"):
+        build_group(2, [mbs[0], without], 4, "causal")
 
 
 @pytest.mark.parametrize("policy, sizes", [("keep", [4, 4, 2]), ("drop", [4, 4])])

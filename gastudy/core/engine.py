@@ -125,7 +125,7 @@ class FiniteCheck:
         grads = [g for p in parameters if (g := p.grad) is not None]
         if not grads:
             return True
-        if all(type(g) is torch.Tensor for g in grads):  # not DTensor shards: try all at once
+        if set(map(type, grads)) == {torch.Tensor}:  # not DTensor shards: try all at once
             flag = self._checked(grads[0].device, grads)
             if flag is not None:
                 return self._read([flag])

@@ -46,7 +46,8 @@ class Group:
         index: 0-based group number in its stream.
         microbatches: the batch dicts, in order.
         items: supervised items per microbatch (local to this replica).
-        sample_ids: ids of every sample, in order.
+        sample_ids: ids of every sample, in order (read from the microbatches' ``sample_ids``
+            on first use: most updates never ask).
         accumulation_steps: the configured A (a short last group has ``size < A``).
         task: the task its items were counted for (``causal`` counts the shifted labels).
         ids_assigned: True when the batches came without ``sample_ids`` and the ids are
@@ -56,10 +57,17 @@ class Group:
     index: int
     microbatches: list[Batch]
     items: list[int]
-    sample_ids: list[int]
     accumulation_steps: int
     task: str = "causal"
     ids_assigned: bool = False
+    _sample_ids: list[int] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def sample_ids(self) -> list[int]:
+        """Ids of every sample of the group, in microbatch order."""
+        if self._sample_ids is None:
+            self._sample_ids = list(chain.from_iterable(sample_ids_of(mb) for mb in self.microbatches))
+        return self._sample_ids
 
     @property
     def size(self) -> int:
@@ -79,15 +87,21 @@ class Group:
     @property
     def samples(self) -> int:
         """Number of samples in the group."""
-        return len(self.sample_ids)
+        if self._sample_ids is not None:
+            return len(self._sample_ids)
+        return sum(mb["sample_ids"].numel() for mb in self.microbatches)
+
+
+def _ids_of(batch: Batch) -> torch.Tensor:
+    if "sample_ids" not in batch:
+        raise KeyError("batch has no 'sample_ids': build the groups with make_groups(batches, A), which numbers "
+                       "the samples by stream position, or have the collator record which samples it holds")
+    return batch["sample_ids"]
 
 
 def sample_ids_of(batch: Batch) -> list[int]:
     """The ``sample_ids`` of a batch as a list of ints (``KeyError`` with a hint if missing)."""
-    if "sample_ids" not in batch:
-        raise KeyError("batch has no 'sample_ids': build the groups with make_groups(batches, A), which numbers "
-                       "the samples by stream position, or have the collator record which samples it holds")
-    ids = batch["sample_ids"]
+    ids = _ids_of(batch)
     return list(map(int, (ids if ids.dim() == 1 else ids.reshape(-1)).tolist()))  # one copy, not a tensor per id
 
 
@@ -138,13 +152,15 @@ def build_group(index: int, microbatches: list[Batch], accumulation_steps: int, 
     """Make a :class:`Group` from a list of microbatches, counting items and ids up front (MB-4).
 
     Every microbatch needs ``sample_ids`` here (``KeyError`` otherwise); :class:`GroupStream`
-    adds them to batches that have none and passes ``ids_assigned=True``.
+    adds them to batches that have none and passes ``ids_assigned=True``. The ids are turned
+    into a list only when :attr:`Group.sample_ids` is read.
     """
+    for mb in microbatches:
+        _ids_of(mb)  # KeyError with the hint now, not when the ids are first read
     return Group(
         index=index,
         microbatches=list(microbatches),
         items=[count_supervised(mb, task, ignore_index) for mb in microbatches],
-        sample_ids=list(chain.from_iterable(sample_ids_of(mb) for mb in microbatches)),
         accumulation_steps=accumulation_steps,
         task=task,
         ids_assigned=ids_assigned,

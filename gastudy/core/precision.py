@@ -17,6 +17,8 @@ from torch import nn
 PRECISIONS = ("fp32", "bf16", "fp16")
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 
+NOTHING = contextlib.nullcontext()  # reusable: it holds no state
+
 
 class Precision:
     """How forward, backward and the step run for one precision (course: MB-5).
@@ -48,7 +50,7 @@ class Precision:
     def autocast(self) -> contextlib.AbstractContextManager:
         """The forward's context: autocast to bf16/fp16, or nothing for fp32."""
         if self.kind == "fp32":
-            return contextlib.nullcontext()
+            return NOTHING
         return torch.autocast(self.device, dtype=DTYPES[self.kind])
 
     def backward(self, loss: torch.Tensor) -> None:

@@ -14,8 +14,11 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import torch
 from torch import nn
 
+from gastudy.core.precision import NOTHING
+
 if TYPE_CHECKING:  # pragma: no cover
     from gastudy.core.groups import Group, GroupStream
+
 
 
 @runtime_checkable
@@ -78,7 +81,7 @@ class SingleReplica:
         return group.supervised_items
 
     def sync(self, model: nn.Module, last: bool) -> contextlib.AbstractContextManager:
-        return contextlib.nullcontext()
+        return NOTHING
 
     def carry_loss(self, total: torch.Tensor) -> None:
         """Nothing to send: one replica's total is the group loss."""
