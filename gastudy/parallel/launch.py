@@ -11,7 +11,6 @@ first Ctrl-C that only asks the workers to stop (:func:`stop_requested`).
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import functools
 import gc
@@ -26,9 +25,10 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
+
+from gastudy.core.plan import check_positive_int
 
 DEFAULT_RUN_TIMEOUT_S = 180.0
 DEFAULT_PG_TIMEOUT_S = 30.0
@@ -119,132 +119,98 @@ def stop_requested() -> bool:
     return bool(path) and os.path.exists(path)
 
 
-def _end(folder: str, mark: str | None = None) -> None:
-    """Mark the folder for the parent (orphaned: remove it), then kill this worker's group."""
+def _stop(folder: str, mark: str = "") -> None:
+    """Leave ``mark`` in the run's folder for the parent (no mark: the run is over, remove the
+    folder), then SIGKILL this worker's process group (its own, see setsid): it and all it started."""
     Path(folder, mark).write_text("") if mark else shutil.rmtree(folder, ignore_errors=True)
-    with contextlib.suppress(OSError):
-        if os.getpgrp() == os.getpid():
-            os.killpg(os.getpid(), signal.SIGKILL)
-    os._exit(1)
+    os.killpg(0, signal.SIGKILL)
 
 
-def _watchdog(parent: int, folder: str, rank: int, deadline: list[float]) -> None:
-    """End the worker when its parent is gone (even by SIGKILL) or at ``deadline[0]``."""
+def _watchdog(parent: int, folder: str, deadline: list[float]) -> None:
+    """Stop the worker when its parent is gone (even by SIGKILL) or at ``deadline[0]``."""
     while os.getppid() == parent and time.monotonic() < deadline[0]:
         time.sleep(0.2)
-    _end(folder, f"timeout_{rank}" if os.getppid() == parent else None)
+    _stop(folder, "timed_out" if os.getppid() == parent else "")
 
 
-def _leave(state: dict[str, bool]) -> None:
-    """At exit: flush, then skip C++ static destructors (a joinable gloo thread aborts with
-    "terminate called without an active exception")."""
-    with contextlib.suppress(Exception):
-        sys.stdout.flush()
-        sys.stderr.flush()
-    os._exit(0 if state["ok"] else 1)
-
-
-def _on_sigint(parent: int, folder: str, signum: int, frame: Any) -> None:
-    """SIGINT is the death signal PyTorch gives its workers. It comes as the parent's starting
-    thread exits, while its other threads may still hold its pid for a moment: if the parent is
-    gone within 2 s, end now (removing the run's folder); otherwise interrupt."""
-    for _ in range(20):
-        if os.getppid() != parent:
-            _end(folder)
-        time.sleep(0.1)
-    raise KeyboardInterrupt
-
-
-def _worker(payload: dict[str, Any]) -> Any:
-    """One worker (PyTorch's launcher calls it): join the group, run ``fn``, leave cleanly."""
-    rank, folder, deadline, state = int(os.environ["RANK"]), Path(payload["folder"]), [float("inf")], {"ok": False}
-    with contextlib.suppress(OSError):
-        os.setsid()  # own process group: the terminal's Ctrl-C reaches the parent only
-    atexit.register(_leave, state)
-    signal.signal(signal.SIGINT, functools.partial(_on_sigint, payload["parent"], str(folder)))
-    threading.Thread(target=_watchdog, args=(payload["parent"], str(folder), rank, deadline), daemon=True).start()
+def _worker(payload: dict[str, Any]) -> None:
+    """One worker (PyTorch's launcher calls it): join the group, run ``fn``, write its result to
+    the run's folder, leave the group."""
+    rank, folder, deadline = int(os.environ["RANK"]), Path(payload["folder"]), [float("inf")]
+    os.setsid()  # its own process group (a spawned child never leads one): Ctrl-C reaches the parent only
+    # SIGINT is PyTorch's parent-death signal for its workers and what its launcher forwards on a
+    # Ctrl-C it handles: either way the run is over (a worker busy in C++ is ended by the watchdog)
+    signal.signal(signal.SIGINT, lambda *_: _stop(str(folder)))
+    threading.Thread(target=_watchdog, args=(payload["parent"], str(folder), deadline), daemon=True).start()
     (folder / f"pid_{rank}").write_text(str(os.getpid()))
     if os.path.isdir("/sys/class/net/lo"):
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback only: never touch the network
     os.environ[STOP_ENV] = str(folder / "stop")
     import torch
-    import torch.distributed as dist
+
+    from gastudy.parallel.process_group import init_from_env, shutdown
 
     torch.set_num_threads(1)
-    try:
-        if payload["backend"] == "nccl":
-            torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % max(torch.cuda.device_count(), 1))
-        dist.init_process_group(payload["backend"], timeout=timedelta(seconds=payload["pg_timeout"]))
-        deadline[0] = time.monotonic() + payload["timeout"]  # every worker has started and joined
-        value = payload["fn"](*payload["args"], **payload["kwargs"])
-    except KeyboardInterrupt as e:  # torch.multiprocessing would exit 0 without a result: say it
-        raise RuntimeError(f"rank {rank} was interrupted (SIGINT)") from e
+    init_from_env(payload["backend"], payload["pg_timeout"])  # the variables elastic_launch set
+    deadline[0] = time.monotonic() + payload["timeout"]  # every worker has started and joined
+    value = payload["fn"](*payload["args"], **payload["kwargs"])
     try:
         data = pickle.dumps(value)
     except Exception as e:
         raise TypeError(f"rank {rank}: its return value cannot be pickled ({e}); return plain data") from e
     (folder / f"result_{rank}.tmp").write_bytes(data)
-    (folder / f"result_{rank}.tmp").replace(folder / f"result_{rank}.pkl")  # read when another rank fails
+    (folder / f"result_{rank}.tmp").replace(folder / f"result_{rank}.pkl")  # kept when another rank fails
     gc.collect()  # DDP reducers and comm-hook futures go now, while the group still exists
-    from gastudy.parallel.process_group import shutdown
-
-    shutdown()
-    state["ok"] = True
-    return value
+    shutdown()  # a barrier, then destroy: no gloo thread is left to abort at exit
 
 
 @contextlib.contextmanager
-def _launcher_env(graceful_sigint: bool, stop_file: Path, asked: threading.Event):
+def _launcher_env(graceful_sigint: bool, stop_file: Path):
     """Quiet PyTorch's logs; share the rendezvous store (port 0) with the workers, never a port
     chosen and released; maybe take SIGINT over; put levels, handlers, environment back after."""
-    loggers = {n: lg.level for n, lg in logging.root.manager.loggerDict.items()  # each has its own level
+    loggers = {lg: lg.level for n, lg in logging.root.manager.loggerDict.items()  # each has its own level
                if isinstance(lg, logging.Logger) and n.startswith(("torch.distributed.", "torch.multiprocessing"))}
-    names = [s for s in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT") if hasattr(signal, s)]
-    main = threading.current_thread() is threading.main_thread()
-    handlers = {s: signal.getsignal(getattr(signal, s)) for s in names} if main else {}
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)}
     env = {k: os.environ.get(k) for k in ("TORCHELASTIC_SIGNALS_TO_HANDLE", "TORCH_DISABLE_SHARE_RDZV_TCP_STORE")}
     os.environ["TORCH_DISABLE_SHARE_RDZV_TCP_STORE"] = "0"
-    for name in loggers:
-        logging.getLogger(name).setLevel(logging.CRITICAL)
-    if graceful_sigint and main:
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    if graceful_sigint and threading.current_thread() is threading.main_thread():
         from torch.distributed.elastic.multiprocessing import SignalException
 
-        def on_sigint(signum, frame):
-            if asked.is_set():  # the second Ctrl-C stops every worker now
+        def on_sigint(signum, frame):  # the first Ctrl-C asks the workers to stop, a second stops them now
+            if stop_file.exists():
                 raise SignalException("second SIGINT", signal.SIGINT)
-            asked.set()
             stop_file.write_text("SIGINT")
 
         signal.signal(signal.SIGINT, on_sigint)
     try:
         yield
     finally:
-        for name, level in loggers.items():
-            logging.getLogger(name).setLevel(level)
+        for lg, level in loggers.items():
+            lg.setLevel(level)
         for s, h in handlers.items():
-            with contextlib.suppress(TypeError, ValueError):
-                signal.signal(getattr(signal, s), h)
+            with contextlib.suppress(TypeError, ValueError):  # None: not set from Python; ValueError: not the main thread
+                signal.signal(s, h)
         for k, v in env.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
 
 
-def _failure(rank: int, failure: Any, timed_out: bool, started: bool, fn: Any) -> RankFailure:
-    """Why a rank has no result (``failure``: PyTorch's ``ProcessFailure`` or ``None``)."""
-    message = (failure.error_file_data or {}).get("message", {}) if failure else {}
-    if isinstance(message, dict) and message.get("message"):  # "Type: text" and the call stack
-        head, _, text = str(message["message"]).partition(": ")
-        return RankFailure(head, text, str(message.get("extraInfo", {}).get("py_callstack", "")))
+def _failure(rank: int, failure: Any, timed_out: bool, started: bool, fn: Any, stderr: str) -> RankFailure:
+    """Why a rank has no result (``failure``: PyTorch's ``ProcessFailure``, ``None`` if it did not fail)."""
+    if failure is not None and isinstance(failure.message, dict):  # its error file: "Type: text", call stack
+        head, _, text = str(failure.message.get("message", "")).partition(": ")
+        return RankFailure(head, text, str(failure.message.get("extraInfo", {}).get("py_callstack", "")))
     if timed_out:  # the limit hit: every rank without a result was still running (whichever watchdog fired)
         why = "was killed (still running at the time limit)"
     elif failure is not None:
-        code = failure.exitcode
-        why = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}"
+        why = f"was killed by {failure.signal_name()}" if failure.exitcode < 0 else f"exited with status {failure.exitcode}"
     elif started:
         why = "was stopped by the launcher after another rank failed"
     else:
         why = "exited before running the function. " + (
             MAIN_RECIPE if getattr(fn, "__module__", None) == "__main__" else "See the stderr above.")
-    return RankFailure("ProcessExit", f"rank {rank} {why}", "")
+    return RankFailure("ProcessExit", f"rank {rank} {why}", "\n".join(stderr.strip().splitlines()[-10:]))
 
 
 def launch_local(fn: Callable[..., Any], nprocs: int, args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None,
@@ -256,14 +222,13 @@ def launch_local(fn: Callable[..., Any], nprocs: int, args: Sequence[Any] = (), 
     Each process (one thread) joins a process group (``backend``, collective timeout
     ``pg_timeout`` s) before ``fn`` and leaves it after. ``timeout`` (s) counts once all have
     joined; then the ranks still running are killed with all they started (``timed_out``). One
-    rank failing stops the others. ``graceful_sigint``: a first SIGINT makes
-    :func:`stop_requested` true in the workers (``fn`` should return at its next safe point), a
-    second stops them at once. Raises ``ValueError`` for
-    ``nprocs`` < 1, a timeout ≤ 0, a function workers cannot import; :class:`LaunchStopped`
-    (SIGTERM, SIGHUP, SIGQUIT) or ``KeyboardInterrupt`` (SIGINT) once every worker is gone.
+    rank failing stops the others. ``graceful_sigint``: a first SIGINT makes :func:`stop_requested`
+    true in the workers (``fn`` should return at its next safe point), a second stops them at once.
+    Raises ``ValueError`` for ``nprocs`` < 1, a timeout ≤ 0, a function workers cannot import;
+    :class:`LaunchStopped` (SIGTERM, SIGHUP, SIGQUIT) or ``KeyboardInterrupt`` (SIGINT) once every
+    worker is gone.
     """
-    if isinstance(nprocs, bool) or not isinstance(nprocs, int) or nprocs < 1:
-        raise ValueError(f"nprocs must be a whole number ≥ 1, got {nprocs!r}")
+    check_positive_int("nprocs", nprocs)
     if not all(isinstance(t, (int, float)) and t > 0 for t in (timeout, pg_timeout)):
         raise ValueError(f"timeout and pg_timeout must be > 0 seconds, got {timeout!r} and {pg_timeout!r}")
     check_importable(fn)
@@ -271,20 +236,19 @@ def launch_local(fn: Callable[..., Any], nprocs: int, args: Sequence[Any] = (), 
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
     from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 
-    asked, values, failed, pids = threading.Event(), {}, {}, {}
-    with tempfile.TemporaryDirectory(prefix="gastudy-launch-") as tmp, \
-            _launcher_env(graceful_sigint, Path(tmp) / "stop", asked):
+    failed, pids = {}, {}
+    with tempfile.TemporaryDirectory(prefix="gastudy-launch-") as tmp, _launcher_env(graceful_sigint, Path(tmp) / "stop"):
         folder = Path(tmp)
         payload = {"fn": fn, "args": tuple(args), "kwargs": dict(kwargs or {}), "backend": backend,
                    "pg_timeout": float(pg_timeout), "timeout": float(timeout), "folder": tmp, "parent": os.getpid()}
         config = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=nprocs, run_id="gastudy",
                               rdzv_backend="c10d", rdzv_endpoint="localhost:0", max_restarts=0,
-                              start_method="spawn", monitor_interval=0.05, signals_to_handle=",".join(
-                                  ["SIGTERM", "SIGHUP", "SIGQUIT"] + ["SIGINT"] * (not graceful_sigint)),
+                              start_method="spawn", monitor_interval=0.05,
+                              signals_to_handle="SIGTERM,SIGHUP,SIGQUIT" + ",SIGINT" * (not graceful_sigint),
                               logs_specs=DefaultLogsSpecs(log_dir=str(folder / "logs"), redirects=Std.ALL))
-        saved_tempdir, tempfile.tempdir = tempfile.tempdir, tmp  # torch's per-process error files
+        saved_tempdir, tempfile.tempdir = tempfile.tempdir, tmp  # torch.multiprocessing's error files
         try:
-            values = elastic_launch(config, _worker)(payload)
+            elastic_launch(config, _worker)(payload)
         except ChildFailedError as e:
             failed = dict(e.failures)
         except SignalException as e:
@@ -295,20 +259,18 @@ def launch_local(fn: Callable[..., Any], nprocs: int, args: Sequence[Any] = (), 
                 with contextlib.suppress(OSError, ValueError):
                     pids[rank] = int((folder / f"pid_{rank}").read_text())
                     os.killpg(pids[rank], signal.SIGKILL)  # whatever a worker started goes with it
-        late = {int(p.name.split("_")[1]) for p in folder.glob("timeout_*")}
-        run = LocalRun(nprocs, [None] * nprocs, pids=[pids.get(r, -1) for r in range(nprocs)], timed_out=bool(late))
+        run = LocalRun(nprocs, [None] * nprocs, pids=[pids.get(r, -1) for r in range(nprocs)],
+                       timed_out=(folder / "timed_out").exists())
         for rank in range(nprocs):
             for name, texts in (("stdout", run.stdout), ("stderr", run.stderr)):
                 log = next(iter(folder.glob(f"logs/*/attempt_0/{rank}/{name}.log")), None)
                 texts.append(log.read_text(errors="replace") if log else "")
-            result = folder / f"result_{rank}.pkl"
-            if rank in values or result.exists():
-                run.results[rank] = values[rank] if rank in values else pickle.loads(result.read_bytes())
+            if (folder / f"result_{rank}.pkl").exists():
+                run.results[rank] = pickle.loads((folder / f"result_{rank}.pkl").read_bytes())
                 run.returncodes.append(0)
-                continue
-            run.failures[rank] = failure = _failure(rank, failed.get(rank), bool(late), rank in pids, fn)
-            failure.traceback = failure.traceback or "\n".join(run.stderr[rank].strip().splitlines()[-10:])
-            run.returncodes.append(failed[rank].exitcode if rank in failed else None)
+            else:
+                run.failures[rank] = _failure(rank, failed.get(rank), run.timed_out, rank in pids, fn, run.stderr[rank])
+                run.returncodes.append(failed[rank].exitcode if rank in failed else None)
         return run
 
 
