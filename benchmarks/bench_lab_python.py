@@ -9,8 +9,8 @@ as in the notebooks). Target (issue "the course in a real browser"): ≤ 1 s per
 for computed labs; labs that measure longer show a progress bar and stay under 10 s. The browser
 side is ``bench_lab_redraw.py``. ::
 
-    python benchmarks/bench_lab_python.py            # chapters 01, 10, 11
-    python benchmarks/bench_lab_python.py 01         # one chapter
+    python benchmarks/bench_lab_python.py            # every chapter listed in LABS
+    python benchmarks/bench_lab_python.py 01 03      # some chapters
 """
 
 from __future__ import annotations
@@ -23,10 +23,19 @@ import sys
 import time
 
 LABS = {
+    "00": ["start.SectionMapLab", "start.GlossaryLab"],
     "01": ["updates.StepDiagramLab", "updates.ActivationMemoryLab", "updates.KnobsLab", "updates.ZeroGradLab",
            "updates.LoggingAxesLab"],
+    "02": ["effective_batch.EffectiveBatchLab", "effective_batch.SameProductLab"],
+    "03": ["normalization.WeightedMeanLab", "normalization.CountingLab", "normalization.NormalizationLab",
+           "normalization.DoubleDivisionLab", "normalization.MeanOfMeansLab"],
+    "04": ["group.GroupPlanLab", "group.KeptLossMemoryLab", "group.LastGroupLab", "group.SchedulerLab"],
+    "05": ["precision_lab.PrecisionLab", "precision_lab.OverflowLab", "precision_lab.ClippingOrderLab"],
+    "08": ["checkpoint_lab.SavedBytesLab", "checkpoint_lab.LayerDiagramLab", "checkpoint_lab.TradeoffLab",
+           "checkpoint_lab.CombineLab", "checkpoint_lab.FormulaLab", "checkpoint_lab.OffloadLab"],
     "10": ["verify_lab.VerifyLab", "verify_lab.RecordLab"],
     "11": ["clinic.ClinicLab", "clinic.ClinicTableLab"],
+    "12": ["questions.QuestionsLab"],
 }
 SKIP = {"replicas"}  # D > 1 starts worker processes: chapter 06's pool, measured by bench_lab_redraw.py
 

@@ -7,6 +7,9 @@ Uses the browser test's driver (JupyterLab + headless Chromium)::
 
     python benchmarks/bench_lab_redraw.py                 # every notebook
     python benchmarks/bench_lab_redraw.py 01 06           # notebooks whose name starts so
+
+Every lab is also photographed after its last change (``<notebook>-lab<i>.png`` in the folder the
+run prints), so a cut plot, a cramped control or a wrapping table can be seen, not only timed.
 """
 
 from __future__ import annotations
@@ -37,16 +40,23 @@ def main(prefixes: list[str]) -> int:
     names = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb")
                    if not prefixes or any(p.stem.startswith(x) for x in prefixes))
     rows = []
+    shots = Path(tempfile.mkdtemp(prefix="gastudy-bench-"))
+    print(f"screenshots of every lab after its changes (and of failures): {shots}")
     with jupyterlab() as server, sync_playwright() as p:
         page = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS).new_page(
             viewport={"width": 1400, "height": 1000})
-        course = CourseBrowser(page, server, Path(tempfile.mkdtemp(prefix="gastudy-bench-")))
+        course = CourseBrowser(page, server, shots)
         for name in names:
             run_all = course.run_all(name)
             per_lab = defaultdict(list)
             for change in course.move_every_control(name):
                 per_lab[(change.lab, change.title)].append(change.seconds)
+                for problem in change.problems:
+                    print(f"  PROBLEM lab {change.lab} control {change.control!r}: {problem}")
             print(f"{name}: Run All {run_all:.1f} s")
+            labs = course.labs()
+            for li in range(labs.count()):
+                labs.nth(li).screenshot(path=str(shots / f"{name}-lab{li}.png"))
             for (lab, title), seconds in per_lab.items():
                 median = statistics.median(seconds)
                 limit = target_s(name)

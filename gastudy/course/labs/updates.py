@@ -33,7 +33,7 @@ from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import build_group, make_groups
 from gastudy.core.models import build_model
 from gastudy.core.plan import BatchPlan
-from gastudy.course.i18n import t
+from gastudy.course.i18n import language, t
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 DTYPES = {"float64": (torch.float64, "fp64"), "float32": (torch.float32, "fp32")}
@@ -158,6 +158,10 @@ class StepDiagramLab(Lab):
     (variable-length addition problems, token-normalized), against ``result.tolerance``
     (:data:`gastudy.check.verify.TOLERANCES`). ``result.engine_diff`` is the gap between the replay
     and what the engine's ``update`` gave the optimizer (0 when they are the same computation).
+
+    Each setting (m, A, dtype) is measured once and kept, so going back to a setting only redraws.
+    A change advances the busy row's progress bar per pass it measures (big batch, the group's A
+    backward passes, the engine's update) and once more before drawing.
     Course: GA-1, MB-1.
     """
 
@@ -165,6 +169,8 @@ class StepDiagramLab(Lab):
         import ipywidgets as w
 
         self.title = t("GA-1 · accumulate A microbatches of m, compare with one batch of m·A")
+        self._results: dict[tuple[int, int, str], StepDiagramResult] = {}
+        self._margins: dict[str, dict[str, float]] = {}  # the figure's layout, once per course language
         super().__init__(
             micro_batch=int_slider(micro_batch, 1, 16, "m"),
             accumulation_steps=int_slider(accumulation_steps, 1, 8, "A"),
@@ -172,10 +178,18 @@ class StepDiagramLab(Lab):
         )
 
     def compute(self, micro_batch: int, accumulation_steps: int, dtype: str) -> StepDiagramResult:
+        setting = (micro_batch, accumulation_steps, dtype)
+        if setting not in self._results:
+            self._results[setting] = self._measure(micro_batch, accumulation_steps, dtype)
+        return self._results[setting]
+
+    def _measure(self, micro_batch: int, accumulation_steps: int, dtype: str) -> StepDiagramResult:
         torch_dtype, key = DTYPES[dtype]
         mbs = controlled_microbatches("tiny-gpt", micro_batch, accumulation_steps)
         model = build_model("tiny-gpt", dtype=torch_dtype, layers=2)
+        self.report_progress(0.0, t("one batch of {batch}", batch=micro_batch * accumulation_steps))
         ref = reference_gradients(copy.deepcopy(model), mbs)
+        self.report_progress(0.25, t("{A} microbatches of {m}", A=accumulation_steps, m=micro_batch))
         replay = play_group(copy.deepcopy(model), mbs)
         rows, seen = [], 0
         for k, (grads, items) in enumerate(zip(replay.partial_sums, replay.items), 1):
@@ -194,6 +208,7 @@ class StepDiagramLab(Lab):
                 }
             )
         max_abs, max_rel = compare_gradients(replay.partial_sums[-1], ref)
+        self.report_progress(0.5, t("the engine's update"))
         engine_diff = compare_gradients(
             engine_gradient(copy.deepcopy(model), mbs), replay.partial_sums[-1]
         )[0]
@@ -211,6 +226,7 @@ class StepDiagramLab(Lab):
         )
 
     def render(self, r: StepDiagramResult) -> None:
+        self.report_progress(0.75, t("drawing the plot"))
         show_table(r.rows, headers={"step": t("step"), "grads": t("grads"), "samples": t("samples"),
                                     "items": t("items"), "items so far": t("items so far"), "norm": t("norm"),
                                     "rel. gap to big batch": t("rel. gap to big batch")})
@@ -231,7 +247,10 @@ class StepDiagramLab(Lab):
         b.set_xlabel(t("backward passes so far (k)"))
         b.set_title(t("relative gap to the big-batch gradient"))
         b.legend(fontsize=8)
-        show_figure(fig, integer_x=True)
+        for ax in (a, b):
+            ax.set_xlim(0.5, len(steps) + 0.5)  # whole-number ticks even for A = 1
+        # Every redraw has the same titles, labels and legends: laid out on the first, reused after.
+        self._margins[language()] = show_figure(fig, integer_x=True, margins=self._margins.get(language()))
 
 
 # ------------------------------------------------------------------ GA-1: activation memory
