@@ -9,6 +9,9 @@ import io
 import matplotlib
 import pytest
 
+from gastudy.course.labs.effective_batch import SameProductLab
+from gastudy.course.labs.normalization import MeanOfMeansLab, NormalizationLab
+from gastudy.course.labs.precision_lab import ClippingOrderLab
 from gastudy.course.labs.updates import StepDiagramLab
 from gastudy.course.widgets import _OUTPUT_STYLE, plain_log_label, show_figure, subplots
 
@@ -88,3 +91,34 @@ def test_step_diagram_measures_each_setting_once_and_reports_progress(monkeypatc
     lab.controls["accumulation_steps"].value = 3
     assert lab.result.rows == fresh.rows and lab.result.max_rel_diff == fresh.max_rel_diff
     assert lab.result.engine_diff == fresh.engine_diff == 0.0
+
+
+def _watch(lab, monkeypatch):
+    """Record ``lab``'s progress fractions and the settings it measures from now on."""
+    fractions, measured = [], []
+    report, measure = lab.report_progress, lab._measure
+    monkeypatch.setattr(lab, "report_progress", lambda f, text="": (fractions.append(f), report(f, text)))
+    monkeypatch.setattr(lab, "_measure", lambda *a: (measured.append(a), measure(*a))[1])
+    return fractions, measured
+
+
+@pytest.mark.parametrize("make, control, new, expected_fractions", [
+    (lambda: SameProductLab(target=8), "seq_len", 8, [0.0, 0.25, 0.5, 0.75]),          # m = 1, 2, 4, 8
+    (lambda: NormalizationLab(micro_batch=2, accumulation_steps=2), "micro_batch", 3, [0.0, 1 / 3, 2 / 3]),
+    (lambda: ClippingOrderLab(), "max_norm", 0.1, [0.0, 1 / 3, 2 / 3]),
+    (lambda: MeanOfMeansLab(micro_batch=1, accumulation_steps=2), "accumulation_steps", 3,
+     [i / 9 for i in range(9)]),                                                           # 8 groups + detector
+])
+def test_measuring_labs_measure_each_setting_once_with_progress(monkeypatch, make, control, new,
+                                                                expected_fractions):
+    monkeypatch.setattr("IPython.display.display", lambda obj, **_: None)
+    lab = make()
+    first, old = lab.result, lab.controls[control].value
+    fractions, measured = _watch(lab, monkeypatch)
+    lab.controls[control].value = new
+    assert len(measured) == 1 and fractions == pytest.approx(expected_fractions)
+    second = lab.result
+    lab.controls[control].value = old  # back: the kept result, nothing measured
+    assert lab.result is first and len(measured) == 1
+    lab.controls[control].value = new
+    assert lab.result is second and len(measured) == 1

@@ -13,4 +13,10 @@ STRINGS: dict[str, str] = {
         'تحديث المحرّك',
     'drawing the plot':
         'جارٍ رسم المخطط',
+    'held-out group {i} of {n}':
+        'المجموعة المحجوزة {i} من {n}',
+    'the partition-dependence detector':
+        'كاشف الاعتماد على التقسيم',
+    'the double-division detector':
+        'كاشف القسمة المزدوجة',
 }

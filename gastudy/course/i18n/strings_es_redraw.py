@@ -13,4 +13,10 @@ STRINGS: dict[str, str] = {
         'la actualización del motor',
     'drawing the plot':
         'dibujando el gráfico',
+    'held-out group {i} of {n}':
+        'grupo reservado {i} de {n}',
+    'the partition-dependence detector':
+        'el detector de dependencia de la partición',
+    'the double-division detector':
+        'el detector de doble división',
 }

@@ -13,4 +13,10 @@ STRINGS: dict[str, str] = {
         'motorun güncellemesi',
     'drawing the plot':
         'grafik çiziliyor',
+    'held-out group {i} of {n}':
+        'ayrılmış grup {i} / {n}',
+    'the partition-dependence detector':
+        'bölünmeye bağımlılık dedektörü',
+    'the double-division detector':
+        'çift bölme dedektörü',
 }

@@ -178,6 +178,8 @@ class SameProductLab(Lab):
     For every power-of-two m dividing ``target`` (D = 1) the lab measures the bytes one
     microbatch keeps for backward (:func:`gastudy.memory.saved.saved_bytes`) and the wall time of
     one real update. ``result.memory_spread`` is the largest/smallest memory ratio.
+    Each (target, sequence) is measured once and kept; a new one advances the progress bar per
+    split it times.
     Course: MB-2.
     """
 
@@ -185,12 +187,18 @@ class SameProductLab(Lab):
         import ipywidgets as w
 
         self.title = t("MB-2 · same m·A, different memory and time")
+        self._results: dict[tuple[int, int], SameProductResult] = {}
         super().__init__(
             target=w.Dropdown(options=[8, 16, 32, 64], value=target, description="m·A"),
             seq_len=int_slider(seq_len, 8, 32, t("sequence"), step=8),
         )
 
     def compute(self, target: int, seq_len: int) -> SameProductResult:
+        if (target, seq_len) not in self._results:
+            self._results[(target, seq_len)] = self._measure(target, seq_len)
+        return self._results[(target, seq_len)]
+
+    def _measure(self, target: int, seq_len: int) -> SameProductResult:
         from gastudy.memory.saved import saved_bytes
         from gastudy.memory.workload import synthetic_microbatches
 
@@ -198,8 +206,10 @@ class SameProductLab(Lab):
         model = build_model("tiny-gpt", layers=2).train()
         rows = []
         m = 1
+        splits = target.bit_length()  # m = 1, 2, 4, … target
         while m <= target:
             A = target // m
+            self.report_progress(len(rows) / splits, f"m={m}, A={A}")
             mbs = synthetic_microbatches(model, m, A, seq_len)
             rows.append(
                 {

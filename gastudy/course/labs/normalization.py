@@ -42,7 +42,7 @@ from gastudy.core.engine import model_inputs
 from gastudy.core.groups import make_groups
 from gastudy.core.loss import NORMALIZATIONS, mean_of_means, summed_loss, weighted_mean
 from gastudy.core.models import build_model
-from gastudy.course.i18n import t
+from gastudy.course.i18n import language, t
 from gastudy.course.labs.updates import engine_gradient, total_norm
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
@@ -341,7 +341,8 @@ class NormalizationLab(Lab):
 
     Uses :func:`gastudy.check.verify.verify_one_update` for ``tokens``, ``steps`` and ``mean``.
     On variable lengths only ``tokens`` matches; on equal counts (one label per sample) all
-    three do. ``result.items`` lists the supervised items of each microbatch.
+    three do. ``result.items`` lists the supervised items of each microbatch. Each setting is
+    measured once and kept; a new one advances the progress bar per normalization.
     Course: GA-4.
     """
 
@@ -354,6 +355,8 @@ class NormalizationLab(Lab):
         import ipywidgets as w
 
         self.title = t("GA-4 · tokens vs steps vs mean, against the big batch")
+        self._results: dict[tuple[str, int, int], NormalizationResult] = {}
+        self._margins: dict[str, dict[str, float]] = {}  # the figure's layout, once per course language
         names = {"variable lengths (tiny-gpt)": t("variable lengths (tiny-gpt)"),
                  "equal counts (ln-mlp)": t("equal counts (ln-mlp)")}
         super().__init__(
@@ -363,10 +366,16 @@ class NormalizationLab(Lab):
         )
 
     def compute(self, data: str, micro_batch: int, accumulation_steps: int) -> NormalizationResult:
-        reports = {
-            n: verify_one_update(DATA[data], micro_batch, accumulation_steps, normalization=n)
-            for n in NORMALIZATIONS
-        }
+        setting = (data, micro_batch, accumulation_steps)
+        if setting not in self._results:
+            self._results[setting] = self._measure(*setting)
+        return self._results[setting]
+
+    def _measure(self, data: str, micro_batch: int, accumulation_steps: int) -> NormalizationResult:
+        reports = {}
+        for i, n in enumerate(NORMALIZATIONS):
+            self.report_progress(i / len(NORMALIZATIONS), n)
+            reports[n] = verify_one_update(DATA[data], micro_batch, accumulation_steps, normalization=n)
         task = "causal" if DATA[data] == "tiny-gpt" else "classification"
         items = [
             count_supervised(mb, task)
@@ -401,7 +410,7 @@ class NormalizationLab(Lab):
         ax.set_yscale("log")
         ax.set_ylabel("max |Δgrad| / max |grad|")
         ax.legend(fontsize=8)
-        show_figure(fig)
+        self._margins[language()] = show_figure(fig, margins=self._margins.get(language()))
 
 
 # ------------------------------------------------------------------ GA-6: double division
@@ -520,13 +529,15 @@ class MeanOfMeansLab(Lab):
     Trains tiny-gpt for one epoch (:func:`gastudy.run.train.train`, tokens normalization), then
     on 8 held-out groups of A microbatches of m addition problems measures the token-weighted
     loss and the mean of means, and the gradient gap of a ``mean``-normalized update.
-    Smaller m → more variable counts per microbatch → a larger bias.
+    Smaller m → more variable counts per microbatch → a larger bias. Each (m, A) is measured once
+    and kept; a new one advances the progress bar per held-out group and for the detector.
     Course: MB-3.
     """
 
     def __init__(self, micro_batch: int = 2, accumulation_steps: int = 4):
         self.title = t("MB-3 · mean of means on real variable-length data")
         self._model: torch.nn.Module | None = None
+        self._results: dict[tuple[int, int], MeanOfMeansResult] = {}
         super().__init__(
             micro_batch=int_slider(micro_batch, 1, 8, "m"),
             accumulation_steps=int_slider(accumulation_steps, 2, 8, "A"),
@@ -543,6 +554,11 @@ class MeanOfMeansLab(Lab):
         return self._model
 
     def compute(self, micro_batch: int, accumulation_steps: int) -> MeanOfMeansResult:
+        if (micro_batch, accumulation_steps) not in self._results:
+            self._results[(micro_batch, accumulation_steps)] = self._measure(micro_batch, accumulation_steps)
+        return self._results[(micro_batch, accumulation_steps)]
+
+    def _measure(self, micro_batch: int, accumulation_steps: int) -> MeanOfMeansResult:
         from gastudy.check.diagnostics import Setup, diagnose_partition_dependence
         from gastudy.check.pitfalls import mean_of_means as mean_of_means_loop
 
@@ -555,6 +571,8 @@ class MeanOfMeansLab(Lab):
         )
         rows = []
         for g in groups:
+            self.report_progress(len(rows) / (len(groups) + 1),
+                                 t("held-out group {i} of {n}", i=len(rows) + 1, n=len(groups)))
             means, counts = group_losses(model, g.microbatches)
             w_loss, mom = weighted_mean(means, counts), mean_of_means(means)
             big = reference_gradients(copy.deepcopy(model), g.microbatches)
@@ -571,6 +589,7 @@ class MeanOfMeansLab(Lab):
                     "gradient gap (tokens)": gaps["tokens"],
                 }
             )
+        self.report_progress(len(groups) / (len(groups) + 1), t("the partition-dependence detector"))
         setup = Setup(
             copy.deepcopy(model),
             [data[i] for i in range(len(data))],

@@ -263,7 +263,8 @@ class ClippingOrderLab(Lab):
 
     Control: ``max_norm`` (log slider). The loops are :func:`gastudy.check.pitfalls.clip_after_unscale`
     and :func:`gastudy.check.pitfalls.clip_before_unscale`; the double-division detector judges the
-    wrong one.
+    wrong one. Each max_norm is measured once and kept; a new one advances the progress bar per
+    loop and for the detector.
     Course: MB-5.
     """
 
@@ -271,6 +272,7 @@ class ClippingOrderLab(Lab):
         import ipywidgets as w
 
         self.title = t("MB-5 · clip the unscaled gradients")
+        self._results: dict[float, ClippingResult] = {}
         super().__init__(
             max_norm=w.FloatLogSlider(
                 value=max_norm, base=10, min=-2, max=1, step=0.25, description="max_norm"
@@ -278,6 +280,11 @@ class ClippingOrderLab(Lab):
         )
 
     def compute(self, max_norm: float) -> ClippingResult:
+        if max_norm not in self._results:
+            self._results[max_norm] = self._measure(max_norm)
+        return self._results[max_norm]
+
+    def _measure(self, max_norm: float) -> ClippingResult:
         from gastudy.check.diagnostics import (
             default_setup,
             diagnose_double_division,
@@ -289,10 +296,11 @@ class ClippingOrderLab(Lab):
         setup = default_setup(dtype=torch.float32)
         group = setup.group(0)
         applied, scale = {}, 0.0
-        for name, fn in (
-            ("after unscale (right)", clip_after_unscale),
-            ("before unscale (wrong)", clip_before_unscale),
-        ):
+        for i, (name, shown, fn) in enumerate((
+            ("after unscale (right)", t("after unscale (right)"), clip_after_unscale),
+            ("before unscale (wrong)", t("before unscale (wrong)"), clip_before_unscale),
+        )):
+            self.report_progress(i / 3, shown)
             model, optimizer, scheduler = setup.fresh()
             with record_steps(model, optimizer) as steps, warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -301,6 +309,7 @@ class ClippingOrderLab(Lab):
             scale = scaler_for(optimizer).get_scale()  # the scale of the (applied) step
         model, _, _ = setup.fresh()
         true = float(reference_gradient(model, group, setup.task).norm())
+        self.report_progress(2 / 3, t("the double-division detector"))
         verdict = diagnose_double_division(
             functools.partial(clip_before_unscale, max_norm=max_norm), setup
         )
