@@ -10,6 +10,7 @@ import matplotlib
 import pytest
 
 from gastudy.course.labs.effective_batch import SameProductLab
+from gastudy.course.labs.group import KeptLossMemoryLab
 from gastudy.course.labs.normalization import MeanOfMeansLab, NormalizationLab
 from gastudy.course.labs.precision_lab import ClippingOrderLab
 from gastudy.course.labs.updates import StepDiagramLab
@@ -122,3 +123,21 @@ def test_measuring_labs_measure_each_setting_once_with_progress(monkeypatch, mak
     assert lab.result is first and len(measured) == 1
     lab.controls[control].value = new
     assert lab.result is second and len(measured) == 1
+
+
+def test_kept_loss_memory_measures_both_loops_once_per_A(monkeypatch):
+    import gastudy.check.diagnostics as diagnostics
+
+    monkeypatch.setattr("IPython.display.display", lambda obj, **_: None)
+    lab = KeptLossMemoryLab(accumulation_steps=3)
+    calls, fractions = [], []
+    real = diagnostics.diagnose_memory_growth
+    monkeypatch.setattr(diagnostics, "diagnose_memory_growth", lambda *a, **k: (calls.append(a), real(*a, **k))[1])
+    report = lab.report_progress
+    monkeypatch.setattr(lab, "report_progress", lambda f, text="": (fractions.append(f), report(f, text)))
+    kept = lab.result
+    lab.controls["loop"].value = "release each graph (correct)"
+    assert calls == [] and lab.result.retained == kept.retained and not lab.result.fired and kept.fired
+    lab.controls["accumulation_steps"].value = 4
+    assert len(calls) == 2 and fractions == [0.0, 0.5]
+    assert [len(series) for series in lab.result.retained.values()] == [4, 4]

@@ -115,7 +115,9 @@ class GroupPlanLab(Lab):
         ax.bar([i + 0.2 for i in x], r.step_weights, width=0.4, label=t("1/A (steps)"))
         ax.set_xlabel(t("microbatch of group 0"))
         ax.set_ylabel(t("share of the update"))
-        ax.legend(fontsize=8)
+        # headroom above the tallest bar for the legend, so it never covers a bar
+        ax.set_ylim(0, 1.4 * max([*r.token_weights, *r.step_weights]))
+        ax.legend(fontsize=8, loc="upper center", ncol=2)
         show_figure(fig, integer_x=True)
 
 
@@ -162,7 +164,8 @@ class KeptLossMemoryLab(Lab):
     Runs one group of A microbatches with each loop under
     :class:`gastudy.check.diagnostics.LiveBytes` (via :func:`diagnose_memory_growth`) and plots the
     bytes alive at each microbatch start. ``result.growth(loop)`` is about A−1 for the kept
-    losses and about 0 for the correct loop.
+    losses and about 0 for the correct loop. Both loops are measured once per A and kept, so
+    choosing the other loop only redraws; a new A advances the progress bar per loop.
     Course: MB-4.
     """
 
@@ -170,6 +173,7 @@ class KeptLossMemoryLab(Lab):
         import ipywidgets as w
 
         self.title = t("MB-4 · memory held between microbatches")
+        self._verdicts: dict[int, dict[str, Any]] = {}
         super().__init__(
             loop=w.Dropdown(
                 options=[(memory_loop_name(k), k) for k in MEMORY_LOOPS],
@@ -184,11 +188,14 @@ class KeptLossMemoryLab(Lab):
         from gastudy.check import pitfalls
         from gastudy.check.diagnostics import default_setup, diagnose_memory_growth
 
-        setup = default_setup(accumulation_steps=accumulation_steps, samples=2 * accumulation_steps)
-        verdicts = {
-            name: diagnose_memory_growth(getattr(pitfalls, fn), setup)
-            for name, fn in MEMORY_LOOPS.items()
-        }
+        if accumulation_steps not in self._verdicts:  # both loops: they do not depend on `loop`
+            setup = default_setup(accumulation_steps=accumulation_steps, samples=2 * accumulation_steps)
+            measured = {}
+            for i, (name, fn) in enumerate(MEMORY_LOOPS.items()):
+                self.report_progress(i / len(MEMORY_LOOPS), memory_loop_name(name))
+                measured[name] = diagnose_memory_growth(getattr(pitfalls, fn), setup)
+            self._verdicts[accumulation_steps] = measured
+        verdicts = self._verdicts[accumulation_steps]
         retained = {
             name: [
                 s + o for s, o in zip(v.evidence["retained_saved"], v.evidence["retained_outputs"])

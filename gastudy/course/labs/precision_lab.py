@@ -95,15 +95,16 @@ class PrecisionLab(Lab):
         if not torch.cuda.is_available():
             print(t("No GPU here: on a GPU the same code autocasts on 'cuda' and fp16/bf16 also save memory "
                     "and time; on the CPU they only show the numerics."))
+        from matplotlib.patches import Patch
+
         fig, ax = subplots(figsize=(5.5, 2.6))
         names = [row["precision"] for row in r.rows]
         ax.bar(
             names,
             [max(row["gap"], 1e-18) for row in r.rows],
             color=["tab:orange" if n == r.selected else "tab:gray" for n in names],
-            label=t("measured gap"),
         )
-        ax.scatter(
+        tolerance = ax.scatter(
             names,
             [row["tolerance"] for row in r.rows],
             marker="_",
@@ -113,7 +114,10 @@ class PrecisionLab(Lab):
         )
         ax.set_yscale("log")
         ax.set_ylabel(t("gap to fp32 big batch"))
-        ax.legend(fontsize=8)
+        # one legend entry per colour: the chosen precision's bar is orange, the others grey
+        ax.legend(handles=[Patch(color="tab:orange", label=f"{t('measured gap')}: {r.selected}"),
+                           Patch(color="tab:gray", label=t("measured gap")), tolerance],
+                  fontsize=8, markerscale=0.4)
         show_figure(fig)
 
 

@@ -241,16 +241,18 @@ class StepDiagramLab(Lab):
         a.axhline(r.big_batch_norm, color="k", ls="--", label=t("big batch"))
         a.set_xlabel(t("backward passes so far (k)"))
         a.set_title(t("gradient norm grows towards the big batch"))
-        a.legend(fontsize=8)
+        a.set_ylim(0, 1.35 * max(r.big_batch_norm, *(row["norm"] for row in r.rows)))  # room for the legend
+        a.legend(fontsize=8, loc="upper left", ncol=2)
         b.semilogy(steps, [max(row["rel. gap to big batch"], 1e-18) for row in r.rows], "o-")
         b.axhline(r.tolerance, color="r", ls=":", label=t("tolerance {tol}", tol=f"{r.tolerance:g}"))
         b.set_xlabel(t("backward passes so far (k)"))
         b.set_title(t("relative gap to the big-batch gradient"))
         b.legend(fontsize=8)
         for ax in (a, b):
-            ax.set_xlim(0.5, len(steps) + 0.5)  # whole-number ticks even for A = 1
+            ax.set_xlim(0.5, len(steps) + 0.5)
+            ax.set_xticks(steps)  # one tick per backward pass (A ≤ 8), also for A = 1
         # Every redraw has the same titles, labels and legends: laid out on the first, reused after.
-        self._margins[language()] = show_figure(fig, integer_x=True, margins=self._margins.get(language()))
+        self._margins[language()] = show_figure(fig, margins=self._margins.get(language()))
 
 
 # ------------------------------------------------------------------ GA-1: activation memory
