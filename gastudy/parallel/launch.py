@@ -2,16 +2,16 @@
 ``run_local(compare_denominators_worker, 2, accumulation_steps=4)`` returns one result per rank.
 
 PyTorch's ``elastic_launch`` (the engine of ``torchrun``) starts the workers (spawn), joins them
-through a c10d rendezvous on stores bound to port 0 (no port is ever chosen ahead of time),
-stops them all when one fails or the caller gets SIGTERM, and records tracebacks. Added here:
-a time limit, workers that die with a SIGKILLed caller, the results of ranks that finished when
-another failed, one temporary folder per run, the caller's handlers put back, and an optional
-first Ctrl-C that only asks the workers to stop (:func:`stop_requested`).
+through a c10d rendezvous on a store bound to port 0, stops them all when one fails or the caller
+gets SIGTERM, and records tracebacks. Added here: a time limit, workers (and what they started)
+that end with a SIGKILLed caller, the results of ranks that finished when another failed, one
+temporary folder per run, and an optional first Ctrl-C that only asks the workers to stop.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import gc
 import logging
@@ -119,28 +119,23 @@ def stop_requested() -> bool:
     return bool(path) and os.path.exists(path)
 
 
-def _stop(folder: str, mark: str = "") -> None:
-    """Leave ``mark`` in the run's folder for the parent (no mark: the run is over, remove the
-    folder), then SIGKILL this worker's process group (its own, see setsid): it and all it started."""
-    Path(folder, mark).write_text("") if mark else shutil.rmtree(folder, ignore_errors=True)
-    os.killpg(0, signal.SIGKILL)
-
-
 def _watchdog(parent: int, folder: str, deadline: list[float]) -> None:
-    """Stop the worker when its parent is gone (even by SIGKILL) or at ``deadline[0]``."""
-    while os.getppid() == parent and time.monotonic() < deadline[0]:
+    """At ``deadline[0]`` leave a ``timed_out`` mark for the parent or, as soon as the parent is gone
+    (even by SIGKILL), remove the run's folder; then SIGKILL this worker and all it started."""
+    while (alive := os.getppid() == parent) and time.monotonic() < deadline[0]:
         time.sleep(0.2)
-    _stop(folder, "timed_out" if os.getppid() == parent else "")
+    Path(folder, "timed_out").write_text("") if alive else shutil.rmtree(folder, ignore_errors=True)
+    os.killpg(0, signal.SIGKILL)  # the worker's own process group (setsid)
 
 
 def _worker(payload: dict[str, Any]) -> None:
-    """One worker (PyTorch's launcher calls it): join the group, run ``fn``, write its result to
-    the run's folder, leave the group."""
+    """One worker (run by PyTorch's launcher): join the group, run ``fn``, save its result, leave."""
     rank, folder, deadline = int(os.environ["RANK"]), Path(payload["folder"]), [float("inf")]
     os.setsid()  # its own process group (a spawned child never leads one): Ctrl-C reaches the parent only
-    # SIGINT is PyTorch's parent-death signal for its workers and what its launcher forwards on a
-    # Ctrl-C it handles: either way the run is over (a worker busy in C++ is ended by the watchdog)
-    signal.signal(signal.SIGINT, lambda *_: _stop(str(folder)))
+    # PyTorch makes SIGINT, which its launcher also forwards on a Ctrl-C, its workers' parent-death signal:
+    # turned off, SIGINT only interrupts; the watchdog sees a vanished parent within 0.2 s, busy in C++ or not
+    with contextlib.suppress(AttributeError):  # Linux
+        ctypes.CDLL(None).prctl(1, 0)  # PR_SET_PDEATHSIG: none
     threading.Thread(target=_watchdog, args=(payload["parent"], str(folder), deadline), daemon=True).start()
     (folder / f"pid_{rank}").write_text(str(os.getpid()))
     if os.path.isdir("/sys/class/net/lo"):
@@ -153,7 +148,10 @@ def _worker(payload: dict[str, Any]) -> None:
     torch.set_num_threads(1)
     init_from_env(payload["backend"], payload["pg_timeout"])  # the variables elastic_launch set
     deadline[0] = time.monotonic() + payload["timeout"]  # every worker has started and joined
-    value = payload["fn"](*payload["args"], **payload["kwargs"])
+    try:
+        value = payload["fn"](*payload["args"], **payload["kwargs"])
+    except KeyboardInterrupt as e:  # torch.multiprocessing would exit 0 without a result: say it
+        raise RuntimeError(f"rank {rank} was interrupted (SIGINT)") from e
     try:
         data = pickle.dumps(value)
     except Exception as e:
