@@ -141,3 +141,23 @@ def test_kept_loss_memory_measures_both_loops_once_per_A(monkeypatch):
     lab.controls["accumulation_steps"].value = 4
     assert len(calls) == 2 and fractions == [0.0, 0.5]
     assert [len(series) for series in lab.result.retained.values()] == [4, 4]
+
+
+def test_step_diagram_redraws_into_one_figure_per_language(monkeypatch):
+    from gastudy.course.i18n import set_language
+
+    monkeypatch.setattr("IPython.display.display", lambda obj, **_: None)
+    lab = StepDiagramLab(micro_batch=2, accumulation_steps=3)
+    _, fig, a, b = lab._drawing
+    lab.controls["accumulation_steps"].value = 5
+    assert lab._drawing[1] is fig
+    assert len(a.patches) == 5 and len(a.lines) == 1 and len(b.lines) == 2  # only this redraw's artists
+    assert [x.get_text() for x in a.get_legend().get_texts()] == ["big batch", "‖G1+…+Gk‖"]
+    assert list(b.lines[0].get_xdata()) == [1, 2, 3, 4, 5] and list(a.get_xticks()) == [1, 2, 3, 4, 5]
+    try:
+        set_language("tr")
+        lab.controls["accumulation_steps"].value = 4
+        assert lab._drawing[1] is not fig and lab._drawing[0] == "tr"
+        assert lab._drawing[2].get_title() != a.get_title() and len(lab._drawing[2].patches) == 4
+    finally:
+        set_language("en")
