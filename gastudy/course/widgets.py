@@ -41,6 +41,7 @@ class Lab:
         import ipywidgets as widgets
 
         self.controls = controls
+        self._kept: dict[Any, Any] = {}  # see kept()
         self.output = widgets.Output()
         self.output.add_class("gastudy-output")
         # The busy row: shown while a change is being computed, so a slow lab never looks dead.
@@ -84,6 +85,14 @@ class Lab:
                 self.render(self.result)
         finally:
             self._set_busy(False)
+
+    def kept(self, measure: Callable[..., Any], *setting: Any) -> Any:
+        """``measure(*setting)`` the first time this setting is asked for, the kept result after:
+        a lab whose settings are measurements measures each once, and going back to one only
+        redraws. One measurement per lab: results are kept by setting, for the lab's life."""
+        if setting not in self._kept:
+            self._kept[setting] = measure(*setting)
+        return self._kept[setting]
 
     def report_progress(self, fraction: float, text: str = "") -> None:
         """Advance the busy row's bar to ``fraction`` (0…1) with an optional note; call from

@@ -187,16 +187,13 @@ class SameProductLab(Lab):
         import ipywidgets as w
 
         self.title = t("MB-2 · same m·A, different memory and time")
-        self._results: dict[tuple[int, int], SameProductResult] = {}
         super().__init__(
             target=w.Dropdown(options=[8, 16, 32, 64], value=target, description="m·A"),
             seq_len=int_slider(seq_len, 8, 32, t("sequence"), step=8),
         )
 
     def compute(self, target: int, seq_len: int) -> SameProductResult:
-        if (target, seq_len) not in self._results:
-            self._results[(target, seq_len)] = self._measure(target, seq_len)
-        return self._results[(target, seq_len)]
+        return self.kept(self._measure, target, seq_len)
 
     def _measure(self, target: int, seq_len: int) -> SameProductResult:
         from gastudy.memory.saved import saved_bytes

@@ -173,7 +173,6 @@ class KeptLossMemoryLab(Lab):
         import ipywidgets as w
 
         self.title = t("MB-4 · memory held between microbatches")
-        self._verdicts: dict[int, dict[str, Any]] = {}
         super().__init__(
             loop=w.Dropdown(
                 options=[(memory_loop_name(k), k) for k in MEMORY_LOOPS],
@@ -185,17 +184,7 @@ class KeptLossMemoryLab(Lab):
         )
 
     def compute(self, loop: str, accumulation_steps: int) -> KeptLossResult:
-        from gastudy.check import pitfalls
-        from gastudy.check.diagnostics import default_setup, diagnose_memory_growth
-
-        if accumulation_steps not in self._verdicts:  # both loops: they do not depend on `loop`
-            setup = default_setup(accumulation_steps=accumulation_steps, samples=2 * accumulation_steps)
-            measured = {}
-            for i, (name, fn) in enumerate(MEMORY_LOOPS.items()):
-                self.report_progress(i / len(MEMORY_LOOPS), memory_loop_name(name))
-                measured[name] = diagnose_memory_growth(getattr(pitfalls, fn), setup)
-            self._verdicts[accumulation_steps] = measured
-        verdicts = self._verdicts[accumulation_steps]
+        verdicts = self.kept(self._measure, accumulation_steps)  # both loops: they do not depend on `loop`
         retained = {
             name: [
                 s + o for s, o in zip(v.evidence["retained_saved"], v.evidence["retained_outputs"])
@@ -210,6 +199,18 @@ class KeptLossMemoryLab(Lab):
             str(verdicts[loop]),
             verdicts[loop].fired,
         )
+
+    def _measure(self, accumulation_steps: int) -> dict[str, Any]:
+        """Both loops' memory-growth verdicts at this A, with a progress step per loop."""
+        from gastudy.check import pitfalls
+        from gastudy.check.diagnostics import default_setup, diagnose_memory_growth
+
+        setup = default_setup(accumulation_steps=accumulation_steps, samples=2 * accumulation_steps)
+        measured = {}
+        for i, (name, fn) in enumerate(MEMORY_LOOPS.items()):
+            self.report_progress(i / len(MEMORY_LOOPS), memory_loop_name(name))
+            measured[name] = diagnose_memory_growth(getattr(pitfalls, fn), setup)
+        return measured
 
     def render(self, r: KeptLossResult) -> None:
         print(r.verdict)

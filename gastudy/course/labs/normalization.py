@@ -355,7 +355,6 @@ class NormalizationLab(Lab):
         import ipywidgets as w
 
         self.title = t("GA-4 · tokens vs steps vs mean, against the big batch")
-        self._results: dict[tuple[str, int, int], NormalizationResult] = {}
         self._margins: dict[str, dict[str, float]] = {}  # the figure's layout, once per course language
         names = {"variable lengths (tiny-gpt)": t("variable lengths (tiny-gpt)"),
                  "equal counts (ln-mlp)": t("equal counts (ln-mlp)")}
@@ -366,10 +365,7 @@ class NormalizationLab(Lab):
         )
 
     def compute(self, data: str, micro_batch: int, accumulation_steps: int) -> NormalizationResult:
-        setting = (data, micro_batch, accumulation_steps)
-        if setting not in self._results:
-            self._results[setting] = self._measure(*setting)
-        return self._results[setting]
+        return self.kept(self._measure, data, micro_batch, accumulation_steps)
 
     def _measure(self, data: str, micro_batch: int, accumulation_steps: int) -> NormalizationResult:
         reports = {}
@@ -537,7 +533,6 @@ class MeanOfMeansLab(Lab):
     def __init__(self, micro_batch: int = 2, accumulation_steps: int = 4):
         self.title = t("MB-3 · mean of means on real variable-length data")
         self._model: torch.nn.Module | None = None
-        self._results: dict[tuple[int, int], MeanOfMeansResult] = {}
         super().__init__(
             micro_batch=int_slider(micro_batch, 1, 8, "m"),
             accumulation_steps=int_slider(accumulation_steps, 2, 8, "A"),
@@ -554,9 +549,7 @@ class MeanOfMeansLab(Lab):
         return self._model
 
     def compute(self, micro_batch: int, accumulation_steps: int) -> MeanOfMeansResult:
-        if (micro_batch, accumulation_steps) not in self._results:
-            self._results[(micro_batch, accumulation_steps)] = self._measure(micro_batch, accumulation_steps)
-        return self._results[(micro_batch, accumulation_steps)]
+        return self.kept(self._measure, micro_batch, accumulation_steps)
 
     def _measure(self, micro_batch: int, accumulation_steps: int) -> MeanOfMeansResult:
         from gastudy.check.diagnostics import Setup, diagnose_partition_dependence

@@ -276,7 +276,6 @@ class ClippingOrderLab(Lab):
         import ipywidgets as w
 
         self.title = t("MB-5 · clip the unscaled gradients")
-        self._results: dict[float, ClippingResult] = {}
         super().__init__(
             max_norm=w.FloatLogSlider(
                 value=max_norm, base=10, min=-2, max=1, step=0.25, description="max_norm"
@@ -284,9 +283,7 @@ class ClippingOrderLab(Lab):
         )
 
     def compute(self, max_norm: float) -> ClippingResult:
-        if max_norm not in self._results:
-            self._results[max_norm] = self._measure(max_norm)
-        return self._results[max_norm]
+        return self.kept(self._measure, max_norm)
 
     def _measure(self, max_norm: float) -> ClippingResult:
         from gastudy.check.diagnostics import (

@@ -169,7 +169,6 @@ class StepDiagramLab(Lab):
         import ipywidgets as w
 
         self.title = t("GA-1 · accumulate A microbatches of m, compare with one batch of m·A")
-        self._results: dict[tuple[int, int, str], StepDiagramResult] = {}
         self._margins: dict[str, dict[str, float]] = {}  # the figure's layout, once per course language
         self._drawing: tuple[str, Any, Any, Any] | None = None  # (language, figure, axes a, axes b)
         super().__init__(
@@ -179,10 +178,7 @@ class StepDiagramLab(Lab):
         )
 
     def compute(self, micro_batch: int, accumulation_steps: int, dtype: str) -> StepDiagramResult:
-        setting = (micro_batch, accumulation_steps, dtype)
-        if setting not in self._results:
-            self._results[setting] = self._measure(micro_batch, accumulation_steps, dtype)
-        return self._results[setting]
+        return self.kept(self._measure, micro_batch, accumulation_steps, dtype)
 
     def _measure(self, micro_batch: int, accumulation_steps: int, dtype: str) -> StepDiagramResult:
         torch_dtype, key = DTYPES[dtype]
