@@ -122,3 +122,32 @@ def test_a_kept_finite_check_resets_its_flag_and_takes_sparse_and_mixed_gradient
         p.grad = grad
         assert check(params)  # the flag that fired was reset: a finite set passes again
     assert check([]) and check([torch.nn.Parameter(torch.zeros(2))])  # no gradient at all passes
+
+
+def test_a_finite_check_built_on_the_engine_parameters_takes_the_fused_path_and_falls_back():
+    from gastudy.core.engine import FiniteCheck
+
+    model = tiny_gpt(torch.float32)
+    params = list(model.parameters())
+    check = FiniteCheck(params)
+    assert check._fast is not None and check()  # no gradient yet: nothing to refuse
+    for p in params:
+        p.grad = torch.randn_like(p)
+    saved = [p.grad.clone() for p in params]
+    assert check()
+    for bad in (float("inf"), float("nan")):
+        params[5].grad.view(-1)[7] = bad
+        assert not check() and not check(params)  # bound and explicit calls agree
+        params[5].grad.copy_(saved[5])
+        assert check()  # the flag that fired was reset
+    assert all(torch.equal(p.grad, g) for p, g in zip(params, saved))  # the check leaves the values as they are
+    emb = torch.nn.Embedding(5, 2, sparse=True)
+    sparse_check = FiniteCheck([emb.weight, params[0]])
+    assert sparse_check._fast is not None
+    emb(torch.tensor([1, 3])).sum().backward()  # the fused kernel refuses a sparse gradient: the general path runs
+    assert sparse_check()
+    emb.weight.grad = torch.sparse_coo_tensor(emb.weight.grad._indices(), emb.weight.grad._values() * float("nan"),
+                                              emb.weight.grad.shape, check_invariants=True)
+    assert not sparse_check()
+    with pytest.raises(TypeError, match="built without parameters"):
+        FiniteCheck()()

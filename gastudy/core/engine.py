@@ -97,6 +97,9 @@ def on_device(batch: Mapping[str, torch.Tensor], device: torch.device) -> dict[s
     return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
 
 
+PLAIN = (nn.Parameter, torch.Tensor)  # parameter types whose gradients are plain tensors (not DTensor shards)
+
+
 def gradients_finite(parameters: Iterable[torch.Tensor]) -> bool:
     """True when every gradient of ``parameters`` is finite (no inf, no NaN); ``None`` grads pass.
 
@@ -116,12 +119,35 @@ def gradients_finite(parameters: Iterable[torch.Tensor]) -> bool:
 class FiniteCheck:
     """:func:`gradients_finite` that keeps its flag and its factor 1 (one pair per device)
     from call to call: a flag is reset only after it fired, so a finite check allocates nothing.
-    One instance per engine (not shared between threads). Course: MB-5."""
+    One instance per engine (not shared between threads). Course: MB-5.
 
-    def __init__(self) -> None:
+    Built with ``parameters`` (the engine's own list, read once), it is called with no
+    argument and checks those; when every one of them is a plain ``Parameter``/``Tensor`` it
+    skips the per-call test for sharded (DTensor) gradients.
+    """
+
+    def __init__(self, parameters: Iterable[torch.Tensor] | None = None) -> None:
         self._buffers: dict[torch.device, tuple[torch.Tensor, torch.Tensor]] = {}
+        self._parameters = None if parameters is None else list(parameters)
+        devices = {p.device for p in self._parameters or ()}
+        plain = len(devices) == 1 and all(type(p) in PLAIN for p in self._parameters)
+        # plain parameters on one device: their gradients go to the fused kernel as they are
+        self._fast = self._flags(devices.pop()) if plain else None
 
-    def __call__(self, parameters: Iterable[torch.Tensor]) -> bool:
+    def __call__(self, parameters: Iterable[torch.Tensor] | None = None) -> bool:
+        if parameters is None:
+            if self._parameters is None:
+                raise TypeError("this FiniteCheck was built without parameters: call it with the parameters to check")
+            if self._fast is not None:
+                flag, one = self._fast
+                try:
+                    torch._amp_foreach_non_finite_check_and_unscale_(
+                        [g for p in self._parameters if (g := p.grad) is not None], flag, one)
+                except (RuntimeError, TypeError):  # no gradient, or one the kernel does not take (sparse)
+                    flag.zero_()
+                else:
+                    return self._read([flag])
+            parameters = self._parameters
         grads = [g for p in parameters if (g := p.grad) is not None]
         if not grads:
             return True
@@ -146,15 +172,19 @@ class FiniteCheck:
     def _checked(self, device: torch.device, grads: list[torch.Tensor]) -> torch.Tensor | None:
         """The device's flag after the fused check of ``grads`` (1 if one is not finite); ``None``
         (flag reset) when the kernel refuses them: several devices, sparse, or another dtype."""
-        if device not in self._buffers:
-            self._buffers[device] = (torch.zeros(1, device=device), torch.ones(1, device=device))
-        flag, one = self._buffers[device]
+        flag, one = self._flags(device)
         try:
             torch._amp_foreach_non_finite_check_and_unscale_(grads, flag, one)
         except (RuntimeError, TypeError):
             flag.zero_()  # it may have fired on the gradients it read before refusing
             return None
         return flag
+
+    def _flags(self, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        """The device's kept flag (0: nothing fired) and factor 1."""
+        if device not in self._buffers:
+            self._buffers[device] = (torch.zeros(1, device=device), torch.ones(1, device=device))
+        return self._buffers[device]
 
     def _read(self, flags: list[torch.Tensor]) -> bool:
         fired = bool(flags[0].item()) if len(flags) == 1 else float(torch.cat([f.to("cpu") for f in flags]).sum()) > 0
@@ -269,7 +299,7 @@ class Accumulator:
         # holds these very objects), the vocabulary and positions check_fits compares ids with, and
         # the dtype the group loss is summed in (float64 for a float64 model)
         self._parameters = list(model.parameters())
-        self._finite = FiniteCheck()
+        self._finite = FiniteCheck(self._parameters)
         self._fit_limits = fit_limits(model)
         self._loss_dtype = torch.promote_types(self.dtype, torch.float32)
         # running statistics (BatchNorm & co.) a refused group must not leave changed
@@ -307,8 +337,9 @@ class Accumulator:
         total = None
         saved_stats = [b.clone() for b in self._stat_buffers]  # restored if the group is refused
         try:
+            final = group.size - 1
             for i, mb in enumerate(group.microbatches):
-                last = i == group.size - 1
+                last = i == final
                 with self.replicas.sync(self.model, last=last):
                     with self.precision.autocast():
                         output = self.model(**model_inputs(mb, self.device, self.dtype))
@@ -324,7 +355,7 @@ class Accumulator:
                 raise NonFiniteLossError(f"group {group.index}: the loss is {group_loss} without a gradient "
                                          "scaler; lower the learning rate, check the data, or use fp16 with a scaler")
             if (self.precision.scaler is None and self.clip_grad_norm is None
-                    and not self.replicas.all_replicas(self._finite(self._parameters))):
+                    and not self.replicas.all_replicas(self._finite())):
                 # with clipping, its (global) norm tells; sharded replicas agree on their shards' answers
                 raise NonFiniteLossError(f"group {group.index}: a gradient is inf/NaN behind a finite loss "
                                          f"({group_loss}) without a gradient scaler; nothing was updated — check "
@@ -367,15 +398,15 @@ class Accumulator:
         if applied and self.scheduler is not None:
             self.scheduler.step()
         self.optimizer.zero_grad(set_to_none=True)
-        c = self.counters
-        c.microbatches += group.size
-        c.backward_passes += group.size
+        c, size, samples = self.counters, group.size, group.samples
+        c.microbatches += size
+        c.backward_passes += size
         c.updates_attempted += 1
         c.updates_applied += int(applied)
         c.scheduler_steps += int(applied and self.scheduler is not None)
-        c.samples += group.samples
+        c.samples += samples
         c.supervised_tokens += group.supervised_items
-        return UpdateResult(group.index, loss, applied, denominator, group.size, group.samples, lr, grad_norm, scale)
+        return UpdateResult(group.index, loss, applied, denominator, size, samples, lr, grad_norm, scale)
 
     def train(self, groups: Iterable[Group], progress: bool = False,
               on_update: Callable[[UpdateResult], None] | None = None) -> list[UpdateResult]:
