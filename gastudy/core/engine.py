@@ -141,21 +141,16 @@ class FiniteCheck:
         if parameters is None:
             if self._parameters is None:
                 raise TypeError("this FiniteCheck was built without parameters: call it with the parameters to check")
-            if self._fast is not None:
-                flag, one = self._fast
-                try:
-                    torch._amp_foreach_non_finite_check_and_unscale_(
-                        [g for p in self._parameters if (g := p.grad) is not None], flag, one)
-                except (RuntimeError, TypeError):  # no gradient, or one the kernel does not take (sparse)
-                    flag.zero_()
-                else:
-                    return self._read([flag])
             parameters = self._parameters
+            if self._fast is not None:  # None: no gradient, or one the kernel does not take (sparse)
+                flag = self._checked(self._fast, [g for p in parameters if (g := p.grad) is not None])
+                if flag is not None:
+                    return self._read([flag])
         grads = [g for p in parameters if (g := p.grad) is not None]
         if not grads:
             return True
         if set(map(type, grads)) == {torch.Tensor}:  # not DTensor shards: try all at once
-            flag = self._checked(grads[0].device, grads)
+            flag = self._checked(self._flags(grads[0].device), grads)
             if flag is not None:
                 return self._read([flag])
         by_device: dict[torch.device, list[torch.Tensor]] = {}
@@ -166,16 +161,17 @@ class FiniteCheck:
             by_device.setdefault(g.device, []).append(g)
         flags = []
         for device, group in by_device.items():
-            flag = self._checked(device, group)
+            flag = self._checked(self._flags(device), group)
             if flag is None:  # a dtype or layout the fused kernel does not take
                 flag = torch.stack([~g.isfinite().all() for g in group]).any().float().reshape(1)
             flags.append(flag)
         return self._read(flags)
 
-    def _checked(self, device: torch.device, grads: list[torch.Tensor]) -> torch.Tensor | None:
-        """The device's flag after the fused check of ``grads`` (1 if one is not finite); ``None``
-        (flag reset) when the kernel refuses them: several devices, sparse, or another dtype."""
-        flag, one = self._flags(device)
+    def _checked(self, flags: tuple[torch.Tensor, torch.Tensor], grads: list[torch.Tensor]) -> torch.Tensor | None:
+        """The flag of ``flags`` (a device's kept flag and factor 1) after the fused check of
+        ``grads`` (1 if one is not finite); ``None`` (flag reset) when the kernel refuses them:
+        several devices, sparse, another dtype."""
+        flag, one = flags
         try:
             torch._amp_foreach_non_finite_check_and_unscale_(grads, flag, one)
         except (RuntimeError, TypeError):
