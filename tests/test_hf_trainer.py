@@ -78,12 +78,14 @@ def test_the_default_trainer_passes_and_nothing_of_the_callers_changes():
     rng = (torch.get_rng_state(), random.getstate(), np.random.get_state()[1].copy())
     report = check_trainer(tr)
     assert report.passed and report.symptom is None, str(report)
-    assert report.rel_error < 1e-5 and report.tolerance == 1e-4
+    assert report.rel_error < 1e-6 and report.tolerance == 1e-5 and report.precision == "float32"
     assert report.optimizer_steps == 1 and report.microbatches == A and report.samples == M * A
     assert report.evidence["num_items_in_batch"] == report.supervised_items
     assert report.evidence["loss_is_scaled_for_ga_in_effect"] is True and report.normalization == "tokens"
-    assert report.notes == ["clipping off on the copy (yours: max_grad_norm=1): the accumulated gradient is compared "
-                            "before clipping, which the Trainer applies to it afterwards"]
+    # the Trainer's own max_grad_norm=1.0 clipped the accumulated gradient: judged before it, reported
+    assert report.notes == [] and report.clip["fired"] and report.clip["max_norm"] == 1.0
+    assert report.clip["norm_after"] == pytest.approx(1.0, rel=1e-5) and report.clip["norm_before"] > 1.0
+    assert "clip_grad_norm_(max_norm=1) fired: norm" in str(report)
     # the caller's Trainer, model and random state are as they were
     assert tr.state.global_step == 0 and tr.optimizer is None and tr.lr_scheduler is None
     assert tr.args.max_steps == -1 and tr.args.max_grad_norm == 1.0

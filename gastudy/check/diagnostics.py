@@ -36,7 +36,10 @@ from typing import Any
 import torch
 from torch import nn
 
+from gastudy.check.judge import name_rescaling, scale_fit, tolerance
 from gastudy.check.pitfalls import UpdateFn
+from gastudy.check.reference import precision_of, unshifted_rows
+from gastudy.check.reference import rel_error as rel_diff
 from gastudy.check.steps import StepRecord, current_gradient, flat, record_steps
 from gastudy.check.verify import reference_gradients
 from gastudy.core.counting import check_task
@@ -100,8 +103,8 @@ class Setup:
         task: how supervised items are counted (``causal``, ``masked``, ``classification``).
         collate: ``"padded"`` or ``"packed"``.
         make_optimizer / make_scheduler: factories called for every fresh copy.
-        tolerance: relative tolerance for "equal gradients"; default 1e-9 for a float64
-            model, 1e-4 otherwise.
+        tolerance: relative tolerance for "equal gradients"; default the kernel's base
+            tolerance of the model's dtype (:func:`gastudy.check.judge.tolerance`).
 
     Course: MB-11.
     """
@@ -124,9 +127,7 @@ class Setup:
     @property
     def tol(self) -> float:
         """The relative tolerance used to call two gradients equal."""
-        if self.tolerance is not None:
-            return self.tolerance
-        return 1e-9 if next(self.model.parameters()).dtype == torch.float64 else 1e-4
+        return tolerance(precision_of(self.model), None, self.tolerance)
 
     def fresh(self) -> tuple[nn.Module, torch.optim.Optimizer, Any]:
         """A deep copy of the model (no gradients), its optimizer and scheduler (or None)."""
@@ -207,36 +208,14 @@ def reference_gradient(model: nn.Module, group: Group, task: str = "causal") -> 
     return flat(reference_gradients(ref_model, group.microbatches, task), ref_model)
 
 
-def _contributions(model: nn.Module, group: Group, task: str) -> list[torch.Tensor]:
-    """Each microbatch's gradient contribution, summed loss ÷ the group's items (on a copy)."""
+def _last_contribution(model: nn.Module, group: Group, task: str) -> torch.Tensor:
+    """The last microbatch's share of the big batch (its summed loss ÷ the group's items), on a copy."""
     ref_model = copy.deepcopy(model)
-    device = next(ref_model.parameters()).device
-    out = []
-    for mb in group.microbatches:
-        ref_model.zero_grad(set_to_none=True)
-        loss_sum, _ = summed_loss(ref_model(**model_inputs(mb, device)), mb, task)
-        (loss_sum / group.supervised_items).backward()
-        out.append(current_gradient(ref_model))
-    return out
-
-
-def rel_diff(a: torch.Tensor, b: torch.Tensor) -> float:
-    """‖a − b‖ ÷ ‖b‖ (‖a‖ when b is zero). Course: MB-8, MB-11."""
-    denom = float(b.norm()) or float(a.norm()) or 1.0
-    return float((a - b).norm()) / denom
-
-
-def scale_fit(g: torch.Tensor, ref: torch.Tensor) -> tuple[float, float]:
-    """Fit ``g ≈ ref / k``. Returns ``(k, residual)``: k = ‖ref‖² ÷ ⟨ref, g⟩ and the relative
-    residual ‖g − ref/k‖ ÷ ‖g‖ (0 for an exact uniform rescaling; k = inf if g ⟂ ref).
-
-    Course: GA-6, MB-11.
-    """
-    dot = float(torch.dot(ref, g))
-    if dot <= 0 or float(g.norm()) == 0:
-        return math.inf, 1.0
-    s = dot / float(ref.norm()) ** 2
-    return 1.0 / s, float((g - s * ref).norm() / g.norm())
+    ref_model.zero_grad(set_to_none=True)
+    mb = group.microbatches[-1]
+    loss_sum, _ = summed_loss(ref_model(**model_inputs(mb, next(ref_model.parameters()).device)), mb, task)
+    (loss_sum / group.supervised_items).backward()
+    return current_gradient(ref_model)
 
 
 def _gradient_at_step(update_fn: UpdateFn, setup: Setup, group: Group) -> tuple[list[StepRecord], float]:
@@ -294,10 +273,10 @@ def diagnose_double_division(update_fn: UpdateFn, setup: Setup | None = None, gr
     got = steps[0].gradient
     k, residual = scale_fit(got, ref)
     norm_ratio = float(ref.norm() / got.norm()) if float(got.norm()) else math.inf
-    uniform = residual <= max(100 * setup.tol, 1e-8)
+    uniform = residual <= setup.tol
     evidence.update(k=k, residual=residual, norm_ratio=norm_ratio, uniform=uniform,
                     implied_denominator=k * N if math.isfinite(k) else None)
-    if uniform and abs(k - 1) <= 1e-3:
+    if uniform and abs(k - 1) <= setup.tol:
         return Verdict(symptom, False, f"the gradient matches the big-batch gradient in size "
                        f"(ratio {k:.6f}, A = {A})", evidence)
     if not uniform and norm_ratio < 1.5:
@@ -308,34 +287,10 @@ def diagnose_double_division(update_fn: UpdateFn, setup: Setup | None = None, gr
         return Verdict(symptom, True, f"the gradient is about {norm_ratio:.2f}× smaller than the big-batch "
                        f"gradient and also points elsewhere (residual {residual:.2e}, A = {A}) — a division "
                        "problem mixed with a weighting one (zero_grad inside the loop? mean of means?)", evidence)
-    head = (f"the gradient is {_times(k)} smaller than the big-batch gradient" if k > 1
-            else f"the gradient is {_times(1 / k)} larger than the big-batch gradient")
-    rows = _rows_with_first_label(g, setup.task)
+    rows = unshifted_rows(g)
     evidence["rows_with_supervised_first_label"] = rows
-    if abs(k - size) <= 0.05 * size and size >= 2:
-        cause = (f"(A = {A}{'' if size == A else f', {size} microbatches in this group'}) — look for a loss "
-                 "divided by num_items and again by A (declare loss_is_scaled_for_ga=True, GA-6)")
-    elif rows and abs(k * N - (N + rows)) <= 0.01 * N:
-        cause = (f"(A = {A}): the denominator is {k * N:.0f} items instead of {N} — {rows} extra, one per row "
-                 "whose first label is supervised: count causal labels after the shift (labels[..., 1:], GA-5)")
-    elif k > 1:
-        cause = (f"(A = {A}) — something shrinks the whole gradient: an extra division, or clipping fp16 "
-                 "gradients while still scaled (call scaler.unscale_ before clipping, MB-5)")
-    else:
-        cause = f"(A = {A}) — a division is missing: divide the summed loss by the group's supervised items"
-    return Verdict(symptom, True, f"{head} {cause}", evidence)
-
-
-def _times(k: float) -> str:
-    """``4.0`` → ``'4.00×'``, ``46967.2`` → ``'46,967×'``."""
-    return f"{k:,.0f}×" if k >= 100 else f"{k:.2f}×"
-
-
-def _rows_with_first_label(group: Group, task: str) -> int:
-    """Rows whose *unshifted* first label is supervised (what an unshifted causal count adds)."""
-    if task != "causal":
-        return 0
-    return sum(int((mb["labels"][..., 0] != -100).sum()) for mb in group.microbatches if "shift_labels" not in mb)
+    what, fix = name_rescaling(k, accumulation_steps=A, microbatches=size, items=N, unshifted_extra=rows)
+    return Verdict(symptom, True, f"{what} — {fix}", evidence)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -449,7 +404,7 @@ def diagnose_ineffective_accumulation(update_fn: UpdateFn, setup: Setup | None =
     groups = [setup.group(0), setup.group(1)]
     evidence: dict[str, Any] = {"steps": [], "applied": [], "rel_diff": [], "accumulation_steps": groups[0].accumulation_steps}
     reasons: list[str] = []
-    last_contribution = _contributions(model, groups[0], setup.task)[-1]
+    last_contribution = _last_contribution(model, groups[0], setup.task)
     for i, g in enumerate(groups):
         ref = reference_gradient(model, g, setup.task)
         leftover = current_gradient(model)
@@ -474,7 +429,7 @@ def diagnose_ineffective_accumulation(update_fn: UpdateFn, setup: Setup | None =
         if i == 0:
             _, residual = scale_fit(got, last_contribution)
             evidence["last_microbatch_residual"] = residual
-            if residual <= max(100 * setup.tol, 1e-8) and g.size > 1:
+            if residual <= setup.tol and g.size > 1:
                 reasons.append(f"only the last of {g.size} microbatches reached the step (the gradient equals its "
                                f"contribution, residual {residual:.1e}) — zero_grad runs inside the microbatch loop")
         else:

@@ -12,7 +12,8 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from gastudy.check.steps import first_step_gradients, grads_are_zero, record_steps
+from gastudy.check.steps import first_step_gradients, grads_are_zero
+from gastudy.check.trace import trace_loop
 from gastudy.parallel.fsdp import engine_precision, full_tensors, make_replicas
 
 
@@ -27,17 +28,18 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
 
     Course: MB-7.
     """
+    from gastudy.check.judge import judge_update
+    from gastudy.check.reference import flat_gradient, unflatten
     from gastudy.check.verify import (
-        TOLERANCES,
         Check,
         VerifyReport,
         compare_gradients,
         controlled_microbatches,
         has_batchnorm,
-        reference_gradients,
     )
     from gastudy.core.counting import count_supervised
     from gastudy.core.engine import Accumulator
+    from gastudy.core.groups import build_group
     from gastudy.core.models import build_model, task_of
     from gastudy.core.record import RunRecord
 
@@ -55,21 +57,26 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
                              replicas=replicas)
         group = next(iter(replicas.group_stream(shards[rank], accumulation_steps, task)))
         zero_before = grads_are_zero(net)
-        with record_steps(net, optimizer, track_applied=False) as steps:
+        with trace_loop(net, optimizer, track_applied=False) as trace:
             results[mode] = engine.update(group)
-        gradients[mode] = full_tensors(first_step_gradients(steps))  # collective when sharded: every rank
+        gradients[mode] = full_tensors(first_step_gradients(trace.steps))  # collective when sharded: every rank
         if mode == "global":
-            main = {"replicas": replicas, "group": group, "steps": len(steps), "engine": engine,
-                    "zero": zero_before and grads_are_zero(net), "has_bn": has_batchnorm(net)}
+            main = {"replicas": replicas, "group": group, "steps": len(trace.steps), "engine": engine,
+                    "zero": zero_before and grads_are_zero(net), "has_bn": has_batchnorm(net), "trace": trace}
     replicas, group = main["replicas"], main["group"]
     digest = [float(sum(g.double().sum() for g in gradients["global"].values()))]
     digests = replicas.gather(digest)
     if rank != 0:
         return {"rank": rank}
-    ref = reference_gradients(build_model(model, seed=seed), [mb for shard in shards for mb in shard], task)
-    max_abs, max_rel = compare_gradients(gradients["global"], ref)
+    everything = [mb for shard in shards for mb in shard]
+    reference_model = build_model(model, seed=seed)
+    verdict, reference, big = judge_update(main["trace"], reference_model, build_group(0, everything, len(everything),
+                                                                                        task),
+                                           step_gradient=flat_gradient(gradients["global"], reference_model))
+    max_rel, tolerance = verdict.rel_error, verdict.tolerance
+    ref = unflatten(big.gradient, reference_model)
+    max_abs, _ = compare_gradients(gradients["global"], ref)
     naive_abs, naive_rel = compare_gradients(gradients["local"], ref)
-    tolerance = TOLERANCES[precision]
     totals, ids = replicas.totals, replicas.ids_report
     ref_ids = [int(i) for shard in shards for mb in shard for i in mb["sample_ids"].reshape(-1)]
     ref_items = sum(count_supervised(mb, task) for shard in shards for mb in shard)
@@ -77,7 +84,7 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
     calls = comm[0]["calls"] if comm else 0
     checks = [
         Check("gradient equals the single-process big batch", max_rel <= tolerance,
-              f"max |Δ| = {max_abs:.3g}, relative {max_rel:.3g} (tolerance {tolerance:g} for {precision}) over "
+              f"relative error {max_rel:.3g}, max |Δ| = {max_abs:.3g} ({verdict.within()}) over "
               f"{len(ref_ids)} samples = m×A×D = {micro_batch}×{accumulation_steps}×{D}"),
         Check("same gradient on every replica", len({d[0] for d in digests}) == 1,
               f"gradient sums per rank: {[d[0] for d in digests]}"),
@@ -115,8 +122,9 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
     config = {"model": model, "micro_batch": micro_batch, "accumulation_steps": accumulation_steps,
               "replicas": D, "precision": precision, "normalization": normalization, "task": task, "seed": seed,
               "no_sync": no_sync, "sharding": "fsdp2" if shard else None, "sync": sync if shard else None}
-    report = VerifyReport(not reasons, checks, max_abs, max_rel, tolerance, config, record, reasons)
-    return {"rank": 0, "report": report, "naive": {"max_abs_diff": naive_abs, "max_rel_diff": naive_rel},
+    report = VerifyReport(not reasons, checks, max_abs, max_rel, tolerance, config, record, reasons, verdict.floor)
+    return {"rank": 0, "report": report, "naive": {"max_abs_diff": naive_abs, "max_rel_diff": naive_rel,
+                                                     "rel_error": naive_rel},
             "allreduce_calls": calls, "collectives": comm[0] if comm else {},
             "peak_gradient_bytes": max(replicas.peak_gradient_bytes.values(), default=0) if shard else None}
 

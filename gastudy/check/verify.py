@@ -1,10 +1,12 @@
 """Verify one update before a campaign (MB-10, MB-8).
 
-:func:`verify_one_update` runs one real update with the engine on a small, controlled set and
-the big-batch reference on an exact copy of the model, then checks:
+:func:`verify_one_update` runs one real update with the engine on a small, controlled set,
+watched by :func:`~gastudy.check.trace.trace_loop`, and hands it to the kernel
+(:mod:`gastudy.check.judge`), which compares it with the big batch on an exact copy of the
+model, in the precision the update ran in. It checks:
 
-- the gradient at the optimizer step equals the big-batch gradient within the precision's
-  tolerance (max absolute and max relative difference);
+- the gradient at the optimizer step equals the big-batch gradient within the kernel's
+  tolerance (relative error ‖g − g_big‖₂ ÷ ‖g_big‖₂, from the measured noise floor);
 - the update used exactly the intended sample ids, each once;
 - every gradient is finite; gradients are zero at the group boundary (before and after);
 - exactly one optimizer step and exactly one scheduler step happened.
@@ -27,7 +29,13 @@ from typing import Any
 import torch
 from torch import nn
 
-from gastudy.check.steps import first_step_gradients, grads_are_zero, record_steps
+from gastudy.check.judge import judge_update
+from gastudy.check.reference import (
+    TOLERANCES as TOLERANCES,  # the base tolerances, by precision name
+)
+from gastudy.check.reference import ComputePrecision, Reference, flat_gradient, rel_error
+from gastudy.check.steps import first_step_gradients, grads_are_zero
+from gastudy.check.trace import trace_loop
 from gastudy.core.checkpointing import cache_in_use
 from gastudy.core.data import (
     AdditionDataset,
@@ -44,8 +52,6 @@ from gastudy.core.models import build_model, task_of
 from gastudy.core.precision import PRECISIONS
 from gastudy.core.record import RunRecord
 
-# Largest accepted relative gradient difference (max |Δ| ÷ max |reference|) per precision.
-TOLERANCES = {"fp64": 1e-10, "fp32": 1e-4, "bf16": 5e-2, "fp16": 1e-2}
 VERIFY_PRECISIONS = ("fp64", *PRECISIONS)
 
 
@@ -89,13 +95,16 @@ def reference_gradients(model: nn.Module, microbatches: Sequence[Mapping[str, to
 
 
 def compare_gradients(got: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tensor]) -> tuple[float, float]:
-    """``(max_abs, max_rel)``: the largest absolute difference over all parameters, and that
-    divided by the largest absolute reference entry. Raises ``ValueError`` if names differ."""
+    """``(max_abs, rel_error)`` of two gradients by name: the largest absolute difference of any
+    entry, and gastudy's one metric ‖got − ref‖₂ ÷ ‖ref‖₂ over all parameters
+    (:func:`~gastudy.check.reference.rel_error`). Raises ``ValueError`` if the names differ."""
     if set(got) != set(ref):
         raise ValueError(f"gradient names differ: only in one side: {sorted(set(got) ^ set(ref))}")
-    max_abs = max(float((got[n].double() - ref[n].double()).abs().max()) for n in ref)
-    scale = max(float(ref[n].double().abs().max()) for n in ref)
-    return max_abs, max_abs / scale if scale > 0 else max_abs
+    names = sorted(ref)
+    max_abs = max(float((got[n].double() - ref[n].double()).abs().max()) for n in names)
+    flat_got = torch.cat([got[n].detach().double().flatten() for n in names])
+    flat_ref = torch.cat([ref[n].detach().double().flatten() for n in names])
+    return max_abs, rel_error(flat_got, flat_ref)
 
 
 @dataclass
@@ -112,23 +121,35 @@ class VerifyReport:
     """The result of :func:`verify_one_update`.
 
     ``passed`` is True only when every check passed; ``reasons`` lists the failed checks'
-    details (and an explanation for known causes such as BatchNorm). ``max_abs_diff`` and
-    ``max_rel_diff`` compare the update's gradient with the big-batch gradient.
+    details (and an explanation for known causes such as BatchNorm). ``rel_error`` is the
+    kernel's metric, ‖g − g_big‖₂ ÷ ‖g_big‖₂, against the big batch in the update's precision
+    (``max_rel_diff`` is the same number under its old name); ``max_abs_diff`` the largest
+    absolute difference of one entry; ``floor`` the measured noise floor; ``precision_gap`` the
+    relative gap between the big batch in that precision and in the model's own dtype
+    without autocast (what the precision costs; 0.0 when they are the same computation).
     """
 
     passed: bool
     checks: list[Check]
     max_abs_diff: float
-    max_rel_diff: float
+    rel_error: float
     tolerance: float
     config: dict[str, Any]
     record: RunRecord
     reasons: list[str] = field(default_factory=list)
+    floor: float | None = None
+    precision_gap: float = 0.0
+
+    @property
+    def max_rel_diff(self) -> float:
+        """Deprecated name of :attr:`rel_error` (kept for one release)."""
+        return self.rel_error
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "passed": self.passed, "reasons": self.reasons, "max_abs_diff": self.max_abs_diff,
-            "max_rel_diff": self.max_rel_diff, "tolerance": self.tolerance, "config": self.config,
+            "rel_error": self.rel_error, "max_rel_diff": self.rel_error, "tolerance": self.tolerance,
+            "floor": self.floor, "precision_gap": self.precision_gap, "config": self.config,
             "checks": [c.__dict__ for c in self.checks], "record": self.record.to_dict(),
         }
 
@@ -185,7 +206,8 @@ def verify_one_update(
         microbatches: your own controlled set: A batch dicts, e.g. from a Hugging Face collator;
             without ``sample_ids`` they are numbered by position (and the record says so).
             They are not modified.
-        tolerance: max relative gradient difference; default per precision (TOLERANCES).
+        tolerance: largest accepted relative error; default the kernel's, from the measured
+            noise floor of this precision (:func:`gastudy.check.judge.tolerance`).
 
     Returns a :class:`VerifyReport`. Raises ``ValueError`` for an unknown precision or
     normalization, ``fp64`` on a model that is not float64, or a custom module without
@@ -219,8 +241,7 @@ def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: 
     check_fits(group, original)  # a clear error before either forward
     model = copy.deepcopy(original).train()
     model.zero_grad(set_to_none=True)
-    reference = copy.deepcopy(model)
-    ref_grads = reference_gradients(reference, microbatches, task)
+    reference_model = copy.deepcopy(model)
 
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
@@ -229,16 +250,24 @@ def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: 
                          scheduler=scheduler)
     zero_before = grads_are_zero(model)
     epoch_before = scheduler.last_epoch
-    with record_steps(model, optimizer, track_applied=False) as steps:
+    with trace_loop(model, optimizer, track_applied=False) as trace:
         result = engine.update(group)
-    tolerance = TOLERANCES[precision] if tolerance is None else tolerance
-    got = first_step_gradients(steps)
-    max_abs, max_rel = compare_gradients(got, ref_grads) if got else (float("inf"), float("inf"))
+    got = first_step_gradients(trace.steps)
+    verdict, _, big = judge_update(trace, reference_model, group, tolerance_given=tolerance,
+                                   step_gradient=flat_gradient(got, model) if got else None, strict=True)
+    tolerance = verdict.tolerance
+    max_rel = verdict.rel_error if verdict.rel_error is not None else float("inf")
+    max_abs = float((flat_gradient(got, model) - big.gradient).abs().max()) if got else float("inf")
+    precision_gap = 0.0
+    if big.precision.label != ComputePrecision(big.precision.weights).label:  # the same model in its own dtype
+        full = Reference(reference_model, group, ComputePrecision(big.precision.weights)).big_batch()
+        precision_gap = rel_error(big.gradient, full.gradient)
     ref_ids = [int(i) for mb in microbatches for i in mb["sample_ids"].reshape(-1)]
     scheduler_steps = scheduler.last_epoch - epoch_before
+    steps = trace.steps
     checks = [
         Check("gradient equals the big batch", max_rel <= tolerance,
-              f"max |Δ| = {max_abs:.3g}, relative {max_rel:.3g} (tolerance {tolerance:g} for {precision})"),
+              f"relative error {max_rel:.3g}, max |Δ| = {max_abs:.3g} ({verdict.within()})"),
         Check("same sample ids", group.sample_ids == ref_ids and len(set(ref_ids)) == len(ref_ids),
               f"{len(group.sample_ids)} samples used, {len(set(group.sample_ids))} distinct, "
               f"{'identical to' if group.sample_ids == ref_ids else 'different from'} the reference"),
@@ -286,4 +315,5 @@ def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: 
     )
     config = {"model": name, "micro_batch": record.micro_batch, "accumulation_steps": accumulation_steps,
               "precision": precision, "normalization": normalization, "task": task, "seed": seed}
-    return VerifyReport(not reasons, checks, max_abs, max_rel, tolerance, config, record, reasons)
+    return VerifyReport(not reasons, checks, max_abs, max_rel, tolerance, config, record, reasons, verdict.floor,
+                        precision_gap)

@@ -32,23 +32,16 @@ from typing import Any
 import torch
 from torch import nn
 
-from gastudy.check.loop import (
-    LoopReport,
-    TrainStepError,
-    explain_gradient,
-    microbatch_contributions,
-    switch_off_dropout,
-    tolerance_for,
-    unshifted_rows,
-    with_sample_ids,
-)
-from gastudy.check.steps import record_steps
+from gastudy.check.judge import judge_update
+from gastudy.check.loop import LoopReport, TrainStepError, switch_off_dropout, with_sample_ids
+from gastudy.check.reference import flat_gradient
+from gastudy.check.trace import source_file, trace_loop, watch_optimizer
 from gastudy.core.counting import check_task
 from gastudy.core.groups import build_group
 
 # What the copy of the Trainer changes in its TrainingArguments (fields this transformers lacks are skipped).
 CHECK_ARGS: dict[str, Any] = {
-    "max_steps": 1, "max_grad_norm": 0.0, "save_strategy": "no", "logging_strategy": "no", "eval_strategy": "no",
+    "max_steps": 1, "save_strategy": "no", "logging_strategy": "no", "eval_strategy": "no",
     "report_to": "none", "disable_tqdm": True, "push_to_hub": False, "load_best_model_at_end": False,
     "eval_on_start": False, "torch_compile": False, "resume_from_checkpoint": None,
 }
@@ -140,16 +133,17 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
         trainer: your Trainer (or subclass), with ``model`` and ``train_dataset`` set. The
             update uses its first ``gradient_accumulation_steps`` batches as its own data
             loader draws them (its sampler, collator and batch size).
-        tolerance: largest accepted ‖g − g_big‖ ÷ ‖g_big‖; default per the model's dtype
-            (float32: 1e-4; :func:`gastudy.check.loop.tolerance_for`).
+        tolerance: largest accepted ‖g − g_big‖₂ ÷ ‖g_big‖₂; default the kernel's, from the
+            measured noise floor and the precision the Trainer computes in (the dtype of its
+            loss: GPT-2's upcasts the logits to float32; :func:`gastudy.check.judge.tolerance`).
         task: how the big batch counts supervised items (``causal``, ``masked``,
             ``classification``); default: ``causal`` for a causal LM (its loss shifts the labels)
             or batches with ``shift_labels``, ``classification`` for 1-D labels, else ``masked``.
 
-    What is compared: the gradient the optimizer consumed (before clipping: the copy runs with
-    ``max_grad_norm=0``) with the big-batch gradient of the same microbatches — the sum of
-    per-token losses ÷ the supervised items N (for a causal LM, labels ≠ -100 after the shift,
-    or ``shift_labels`` as given). Dropout is switched off on the copies (a random mask would
+    What is compared: the gradient the optimizer consumed, divided back by the clip coefficient
+    when ``max_grad_norm`` fired (the report says the norm before → after), with the big-batch
+    gradient of the same microbatches — the sum of per-token losses ÷ the supervised items N
+    (for a causal LM, labels ≠ -100 after the shift, or ``shift_labels`` as given). Dropout is switched off on the copies (a random mask would
     differ between the two computations). ``report.notes`` names both when they apply, and
     a ``num_items_in_batch`` that differs from N.
 
@@ -192,22 +186,21 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
         notes.append(f"dropout switched off on the copies ({dropped} places): random masks would differ between "
                      "the Trainer's update and the big batch")
     template.train()
-    if trainer.args.max_grad_norm and trainer.args.max_grad_norm > 0:
-        notes.append(f"clipping off on the copy (yours: max_grad_norm={trainer.args.max_grad_norm:g}): the accumulated "
-                     "gradient is compared before clipping, which the Trainer applies to it afterwards")
     run_model = copy.deepcopy(template)
     drawn: list[tuple[list[dict], Any]] = []
-    recorder = contextlib.ExitStack()
-    recording: list[list] = []  # holds record_steps' list of steps once the optimizer exists
+    traces: list[Any] = []
 
     class _Capture(TrainerCallback):
         """Starts recording optimizer steps once the Trainer has built its optimizer."""
 
         def on_train_begin(self, args, state, control, optimizer=None, **kwargs):  # noqa: ARG002
-            inner = getattr(optimizer, "optimizer", optimizer)  # Accelerate's wrapper → the torch optimizer
-            recording.append(recorder.enter_context(record_steps(run_model, inner)))
+            watch_optimizer(traces[0], getattr(optimizer, "optimizer", optimizer))  # Accelerate's wrapper → torch's
 
-    with tempfile.TemporaryDirectory(prefix="gastudy-check-") as out, _global_rng_kept(), _quiet(), recorder:
+    files = [source_file(getattr(type(trainer), name)) for name in ("compute_loss", "training_step")
+             if getattr(type(trainer), name) is not getattr(Trainer, name)]
+    with tempfile.TemporaryDirectory(prefix="gastudy-check-") as out, _global_rng_kept(), _quiet(), \
+            trace_loop(run_model, None, user_files=[f for f in files if f], track_applied=False) as trace:
+        traces.append(trace)
         clone = _copy_of(trainer, run_model, out, _Capture())
         original = clone.get_batch_samples
 
@@ -222,7 +215,6 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
         except Exception as err:
             raise TrainStepError(f"the Trainer raised {type(err).__name__}: {err} — while check_trainer ran one "
                                  f"update of {type(trainer).__name__} on a copy of its model") from err
-        records = recording[0] if recording else []
         A_configured = clone.args.gradient_accumulation_steps
         current_A = getattr(clone, "current_gradient_accumulation_steps", A_configured)
         accepts = bool(getattr(clone, "model_accepts_loss_kwargs", False))
@@ -236,6 +228,9 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
     task = task or _task(template, batches[0])
     ided, _ = with_sample_ids(batches)
     group = build_group(0, ided, len(ided), task)
+    if group.supervised_items == 0:
+        raise ValueError("the update's microbatches hold no supervised item (every label is -100): there is no "
+                         "gradient to compare; check the collator's labels")
     A, N = group.size, group.supervised_items
     hf_items = None if num_items is None else int(torch.as_tensor(num_items).reshape(-1)[0])
     effective = declared if declared is not None else ((accepts and num_items is not None)
@@ -247,48 +242,41 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
         "loss_is_scaled_for_ga": declared, "loss_is_scaled_for_ga_in_effect": bool(effective),
         "compute_loss_overridden": type(trainer).compute_loss is not Trainer.compute_loss,
         "compute_loss_func": compute_loss_func is not None, "current_gradient_accumulation_steps": current_A,
+        "max_grad_norm": trainer.args.max_grad_norm,
     }
-    tol = tolerance_for(template, tolerance)
-    base = dict(tolerance=tol, optimizer_steps=len(records), scheduler_steps=None, microbatches=A,
-                samples=group.samples, supervised_items=N, notes=notes, evidence=evidence,
-                subject=f"{type(trainer).__name__} (gradient_accumulation_steps={A_configured})")
     if hf_items is not None and hf_items != N:
         notes.append(f"the Trainer counted num_items_in_batch = {hf_items} supervised items; gastudy counts N = {N} "
                      "(causal labels after the shift, -100 never counts)")
-    if len(records) != 1:
-        what = "made no optimizer step" if not records else f"stepped the optimizer {len(records)} times"
-        return LoopReport(False, "ineffective accumulation", f"the Trainer {what} in one update of {A} microbatches "
-                          "— accumulation means one optimizer step per group", None, **base)
-
-    contributions = microbatch_contributions(template, group)
-    got = records[0].gradient
-    if not bool(torch.isfinite(got).all()):
-        return LoopReport(False, "non-finite gradient", "the gradient at the optimizer step contains inf or NaN",
-                          None, **base)
-    symptom, normalization, _, explained = explain_gradient(got, contributions, group.items, A, tol,
-                                                            unshifted_extra=unshifted_rows(group))
-    evidence["explained"] = explained
-    rel = explained["rel_vs_tokens"]
-    if symptom is None and rel <= tol:
-        return LoopReport(True, None, f"one optimizer step with the big-batch gradient (relative error {rel:.1e} ≤ "
-                          f"{tol:.0e}): the loss is summed over tokens ÷ num_items_in_batch = {hf_items} and "
-                          f"{'not ' if effective else ''}divided again by A", rel, normalization="tokens", **base)
-    hint = _trainer_hint(symptom, normalization, explained, evidence) or explained["fix"]
-    return LoopReport(False, symptom, f"{explained['what']} — {hint}", rel,
-                      normalization=normalization, **base)
+    step_gradient = flat_gradient(trace.steps[0].gradients, run_model) if len(trace.steps) == 1 else None
+    verdict, _, _ = judge_update(trace, copy.deepcopy(template), group, tolerance_given=tolerance,
+                                 step_gradient=step_gradient)
+    subject = f"{type(trainer).__name__} (gradient_accumulation_steps={A_configured})"
+    report = LoopReport.from_judgement(verdict, microbatches=A, samples=group.samples, supervised_items=N,
+                                       subject=subject, notes=notes, evidence=evidence)
+    if verdict.passed:
+        report.message = (f"{report.message}: the loss is summed over tokens ÷ num_items_in_batch = {hf_items} and "
+                          f"{'not ' if effective else ''}divided again by A")
+    elif verdict.rel_error is not None:
+        hint = _trainer_hint(verdict.symptom, verdict.normalization, verdict.evidence.get("explained", {}), evidence)
+        if hint:
+            report.message = f"{verdict.what} — {hint}"
+    return report
 
 
 def _trainer_hint(symptom: str | None, normalization: str | None, explained: dict, ev: dict) -> str | None:
-    """What to change in the Trainer, for each way the gradient can be wrong."""
+    """What to change in the Trainer, for each way the gradient can be wrong (``explained``: the
+    kernel's numbers, ``ev``: the Trainer's settings)."""
     A, declared, effective = ev["current_gradient_accumulation_steps"], ev["loss_is_scaled_for_ga"], \
         ev["loss_is_scaled_for_ga_in_effect"]
     flag = f"loss_is_scaled_for_ga is {declared}" + ("" if declared is not None else f" (in effect {effective})")
-    if symptom == "double division" and "first label" in explained["what"]:
-        return (f"the Trainer counted num_items_in_batch = {ev['num_items_in_batch']} without the causal shift "
+    counted, implied = ev["num_items_in_batch"], explained.get("implied_denominator")
+    if symptom == "double division" and counted is not None and implied is not None and \
+            counted > sum(ev["items"]) and abs(implied - counted) < 0.5:
+        return (f"the Trainer counted num_items_in_batch = {counted} without the causal shift "
                 "(its _loss_shifts_labels is False: the model's loss_type is None although its loss shifts the "
                 "labels) — set model.loss_type = \"ForCausalLM\" before building the Trainer, or have the collator "
                 "pass shift_labels")
-    if symptom == "double division" and abs(explained["k"] - A) <= 1e-3 * A and A > 1:
+    if symptom == "double division" and abs(explained.get("k", 0) - A) <= 0.02 * A and A > 1:
         return (f"the loss is already ÷ num_items_in_batch and the Trainer divided it again by A={A} because "
                 f"{flag}: declare loss_is_scaled_for_ga = True (or leave it None when the model takes "
                 "num_items_in_batch)")
@@ -298,6 +286,6 @@ def _trainer_hint(symptom: str | None, normalization: str | None, explained: dic
     if normalization == "sum of means":
         return (f"compute_loss returns a per-microbatch mean and {flag}, so nothing divides it by A={A}: sum the "
                 "per-token losses and divide by num_items_in_batch")
-    if symptom == "double division" and explained["k"] < 1:
+    if symptom == "missing division":
         return f"a division is missing ({flag}): normalize the summed loss by num_items_in_batch"
     return None

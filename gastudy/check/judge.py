@@ -1,0 +1,449 @@
+"""The verdict on one accumulated update: is it the big batch? (course: GA-4…GA-6, MB-3, MB-5, MB-10, MB-11)
+
+Every gastudy checker — :func:`~gastudy.check.loop.check_loop` (your loop),
+:func:`gastudy.hf.check_trainer` (your Trainer), :func:`~gastudy.check.verify.verify_one_update`
+(the engine) and the D-process verifier — ends here, with the same three pieces:
+
+1. **the gradient the update used**, before any clipping: what the optimizer consumed
+   (:class:`~gastudy.check.trace.LoopTrace`), divided back by each norm clip's coefficient;
+2. **the big batch** (:class:`~gastudy.check.reference.BigBatch`) in the precision the loop
+   computed in, and its noise floor;
+3. **one metric** — ‖g − g_big‖₂ ÷ ‖g_big‖₂ (:func:`~gastudy.check.reference.rel_error`) —
+   against **one tolerance model** (:func:`tolerance`).
+
+When they differ, :func:`explain` says what the gradient *is* instead (the big batch
+rescaled — and by what —, the mean of microbatch means, only the last microbatch, a per-replica
+mean), and :func:`judge` adds what the trace shows: clipping that ran per microbatch or before
+``unscale_``, a skipped fp16 step, and the line of the loop that did it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from gastudy.check.reference import (
+    BigBatch,
+    ComputePrecision,
+    Forward,
+    Reference,
+    mixes_samples,
+    precision_of,
+    rel_error,
+    unshifted_rows,
+)
+from gastudy.check.trace import Clip, LoopTrace
+
+# A correct loop lands within this many noise floors of the big batch (measured: within 1).
+FLOOR_FACTOR = 4.0
+# A floor above this many base tolerances is not rounding: the model or the data make the big batch
+# and its microbatches differ (BatchNorm, left padding, packed rows with a cache), and it is not used.
+ROUNDING_CAP = 10.0
+
+
+def floor_is_rounding(precision: ComputePrecision, floor: float | None) -> bool:
+    """True when a measured ``floor`` is small enough to be rounding (≤ ``ROUNDING_CAP`` × the
+    precision's base tolerance) and may widen the tolerance."""
+    return floor is not None and math.isfinite(floor) and floor <= ROUNDING_CAP * precision.base_tolerance
+
+
+def tolerance(precision: ComputePrecision, floor: float | None, given: float | None = None) -> float:
+    """The largest accepted relative error: ``given`` if set, else ``max(FLOOR_FACTOR × floor,
+    base)`` — the measured noise floor of this computation when it is rounding
+    (:func:`floor_is_rounding`), and the base tolerance of its narrowest dtype
+    (:data:`~gastudy.check.reference.BASE_TOLERANCE`: float64 1e-12, float32 1e-5, bf16 2e-2,
+    fp16 3e-3). Raises ``ValueError`` for a given tolerance that is not a positive number."""
+    if given is not None:
+        if isinstance(given, bool) or not isinstance(given, (int, float)) or not math.isfinite(given) or given <= 0:
+            raise ValueError(f"tolerance must be a positive relative error (a number such as 1e-5), got {given!r}")
+        return float(given)
+    measured = FLOOR_FACTOR * floor if floor_is_rounding(precision, floor) else 0.0
+    return max(measured, precision.base_tolerance)
+
+
+def scale_fit(g: torch.Tensor, ref: torch.Tensor) -> tuple[float, float]:
+    """Fit ``g ≈ ref / k``: returns ``(k, residual)`` with k = ‖ref‖² ÷ ⟨ref, g⟩ and the relative
+    residual ‖g − ref/k‖ ÷ ‖g‖ (0 for an exact rescaling; ``(inf, 1.0)`` when g ⟂ ref or g = 0)."""
+    g64, r64 = g.double(), ref.double()
+    dot = float(torch.dot(r64, g64))
+    if dot <= 0 or float(g64.norm()) == 0:
+        return math.inf, 1.0
+    s = dot / float(r64.norm()) ** 2
+    return 1.0 / s, float((g64 - s * r64).norm() / g64.norm())
+
+
+def times(k: float) -> str:
+    """``4.0`` → ``'4.00×'``, ``46967.2`` → ``'46,967×'``."""
+    if abs(k - 1) < 0.01:
+        return f"{k:.5f}×"
+    return f"{k:,.0f}×" if k >= 100 else f"{k:.2f}×"
+
+
+def name_rescaling(k: float, *, accumulation_steps: int, microbatches: int, items: int, unshifted_extra: int = 0,
+                   replicas: int = 1) -> tuple[str, str]:
+    """What a gradient that is the big batch ÷ k means, and what to change: ``(what, fix)``.
+
+    In this order: k ≈ the group's microbatches (a normalized loss divided again by A); k·N ≈
+    N + ``unshifted_extra`` (causal labels counted without the shift: one extra item per row
+    whose first label is supervised); k ≈ ``replicas`` (DDP's mean over replicas not
+    cancelled); 1/k ≈ the microbatches (per-microbatch means summed, not averaged); another
+    k > 1 (an extra division: the implied denominator); k < 1 (a division missing).
+    """
+    A, size, N, D = accumulation_steps, microbatches, items, replicas
+    head = (f"the gradient is {times(k)} smaller than the big-batch gradient" if k > 1
+            else f"the gradient is {times(1 / k)} larger than the big-batch gradient")
+    if size >= 2 and abs(k - size) <= 0.02 * size:
+        what = (f"{head} (A = {A}{'' if size == A else f', {size} microbatches in this group'}): the loss was divided "
+                "by the group's N (num_items) and then again by A")
+        return what, ("divide once: drop the ÷ A, or declare the loss already scaled for accumulation "
+                      "(loss_is_scaled_for_ga=True, GA-6)")
+    if unshifted_extra and abs(k * N - (N + unshifted_extra)) <= max(0.25, 0.002 * N):
+        what = (f"{head}: the denominator is {k * N:.0f} items instead of N = {N} — {unshifted_extra} extra, one per "
+                "row whose first label is supervised")
+        return what, "count causal labels after the shift (labels[..., 1:] != -100, GA-5)"
+    if D >= 2 and abs(k - D) <= 0.02 * D:
+        what = (f"{head} (= D, the {D} replicas): DDP averages the gradients over the replicas, and the loss was "
+                "already divided by the global N")
+        return what, f"multiply the loss by D = {D} (or divide each rank's summed loss by N / D) to cancel DDP's mean"
+    if size >= 2 and abs(1 / k - size) <= 0.02 * size:
+        what = (f"{head} (= the {size} microbatches): each microbatch's loss is normalized on its own and the "
+                "contributions are added, not averaged")
+        return what, f"divide each microbatch's summed loss by the group's N = {N}"
+    if k > 1:
+        return (f"{head} (implied denominator {k * N:,.0f} instead of N = {N:,})",
+                "remove the extra division (or, with fp16, clip only after scaler.unscale_: clipping scaled "
+                "gradients shrinks them by the scale, MB-5)")
+    return f"{head}", "divide the summed loss by the group's N (a division is missing)"
+
+
+@dataclass
+class Explanation:
+    """What :func:`explain` found: ``symptom`` (``None`` = the big batch), ``normalization``
+    (``"tokens"``, ``"steps"``, ``"sum of means"``, ``"last microbatch"``, ``"per replica"``
+    or ``None``), ``what`` the gradient is, the ``fix``, and the numbers (``evidence``)."""
+
+    symptom: str | None
+    normalization: str | None
+    what: str
+    fix: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+def explain(got: torch.Tensor, big: torch.Tensor, *, items: Sequence[int], accumulation_steps: int, tol: float,
+            contributions: Callable[[Sequence[Sequence[float]]], list[torch.Tensor]] | None = None,
+            unshifted_extra: int = 0, replicas: Sequence[int] | None = None) -> Explanation:
+    """Name what the gradient ``got`` is, given the big batch ``big`` (THE explainer).
+
+    ``items[i]`` is microbatch i's supervised items (N = their sum); ``contributions(weights)``
+    returns ``Σᵢ wᵢ·cᵢ`` for each weight list (cᵢ: microbatch i's summed loss ÷ N; see
+    :meth:`~gastudy.check.reference.Reference.contributions`) and is only called when the
+    gradient is not a plain rescaling. ``replicas[i]`` is the rank microbatch i ran on (D-process
+    checks). Checked in this order, each "equal" meaning a relative error ≤ ``tol``:
+
+    - ``tokens``: the big batch → ``symptom None``;
+    - a uniform rescaling big/k (fit residual ≤ ``tol``, |k − 1| > ``tol``) → ``"double
+      division"`` (k > 1) or ``"missing division"`` (k < 1), named by :func:`name_rescaling`;
+    - ``steps``: Σ cᵢ·N/(itemsᵢ·A), the mean of microbatch means ÷ A → ``"partition dependence"``;
+    - ``sum of means``: the same without ÷ A;
+    - ``per replica``: each rank's tokens normalized by its own count, averaged over ranks;
+    - ``last microbatch``: proportional to the last cᵢ alone → ``"ineffective accumulation"``;
+    - else ``"wrong gradient"``.
+    """
+    A, N, size = accumulation_steps, sum(items), len(items)
+    D = len(set(replicas)) if replicas else 1
+    rel = rel_error(got, big)
+    k, residual = scale_fit(got, big)
+    evidence: dict[str, Any] = {"rel_vs_tokens": rel, "k": k, "residual": residual, "items": list(items),
+                                "accumulation_steps": A, "denominator": N}
+    if rel <= tol:
+        return Explanation(None, "tokens", "the gradient equals the big-batch gradient (sum of losses ÷ N)",
+                           "nothing to change", evidence)
+    if math.isfinite(k) and residual <= tol and abs(k - 1) > tol:
+        what, fix = name_rescaling(k, accumulation_steps=A, microbatches=size, items=N,
+                                   unshifted_extra=unshifted_extra, replicas=D)
+        evidence["implied_denominator"] = k * N
+        return Explanation("double division" if k > 1 else "missing division", None, what, fix, evidence)
+    if contributions is None:
+        return _unexplained(rel, residual, evidence)
+    weights: list[list[float]] = [[N / (n * A) if n else 0.0 for n in items], [0.0] * (size - 1) + [1.0]]
+    if D >= 2:
+        per_rank = {r: sum(n for n, q in zip(items, replicas) if q == r) for r in set(replicas)}
+        weights.append([N / (D * per_rank[q]) if per_rank[q] else 0.0 for q in replicas])
+    combos = contributions(weights)
+    steps, last = combos[0], combos[1]
+    evidence["rel_vs_steps"] = rel_error(got, steps)
+    varied = len(set(items)) > 1
+    if evidence["rel_vs_steps"] <= tol and varied:
+        what = (f"the gradient is the mean of the {size} microbatch means ÷ A = {A} (normalization 'steps'), not the "
+                f"sum of losses ÷ N = {N}: with supervised counts {list(items)} a short microbatch weighs as much as "
+                "a long one, so the update depends on how the samples are split")
+        return Explanation("partition dependence", "steps", what, "divide each microbatch's summed loss by the "
+                           "group's N (sum the per-item losses, count the supervised items of the whole group)",
+                           evidence)
+    sk, sres = scale_fit(got, steps)
+    if varied and sres <= tol and abs(sk * A - 1) <= max(tol, 1e-3):
+        what = (f"the gradient is the SUM of the {size} microbatch means ({A}× the 'steps' normalization): a "
+                "per-microbatch mean loss is treated as already scaled for accumulation")
+        return Explanation("partition dependence", "sum of means", what,
+                           f"divide each microbatch's summed loss by the group's N = {N}", evidence)
+    if D >= 2:
+        evidence["rel_vs_per_replica"] = rel_error(got, combos[2])
+        if evidence["rel_vs_per_replica"] <= tol:
+            what = (f"the gradient is the mean over the {D} replicas of each replica's own token mean: every replica "
+                    "divides by its own supervised items, so a replica with few tokens weighs as much as one with many")
+            return Explanation("partition dependence", "per replica", what,
+                               "all-reduce the count of supervised items over the replicas and divide each rank's "
+                               f"summed loss by the global N (× D = {D} to cancel DDP's mean)", evidence)
+    lk, lres = scale_fit(got, last)
+    evidence["last_microbatch_residual"] = lres
+    if size > 1 and lres <= tol:
+        what = (f"only the last of the {size} microbatches reached the step (the gradient is proportional to its "
+                f"contribution, residual {lres:.1e}): the earlier ones were zeroed")
+        return Explanation("ineffective accumulation", "last microbatch", what,
+                           "zero the gradients once per update, after optimizer.step(), not per microbatch", evidence)
+    return _unexplained(rel, residual, evidence)
+
+
+def _unexplained(rel: float, residual: float, evidence: dict[str, Any]) -> Explanation:
+    what = (f"the gradient differs from the big-batch gradient by {100 * rel:.3g}% and is not a rescaling of it "
+            f"(residual {residual:.2e}) nor the mean of microbatch means")
+    return Explanation("wrong gradient", None, what,
+                       "compare your loss with the sum of per-item losses ÷ the group's supervised items", evidence)
+
+
+# --------------------------------------------------------------------------- clipping
+@dataclass
+class ClipSummary:
+    """What the loop's clipping did: ``calls`` (the :class:`~gastudy.check.trace.Clip` records),
+    ``fired``, the total norm ``before`` and the step gradient's norm ``after``, and
+    ``problem`` (``None``, ``"per microbatch"`` or ``"before unscale"``)."""
+
+    calls: list[Clip]
+    before: float | None
+    after: float | None
+    problem: str | None = None
+
+    @property
+    def fired(self) -> bool:
+        return any(c.fired for c in self.calls)
+
+    def describe(self) -> str:
+        c = self.calls[-1]
+        name = "clip_grad_norm_" if c.kind == "norm" else "clip_grad_value_"
+        if c.kind == "value":
+            return f"{name}({c.max_norm:g}) clamped every gradient entry to ±{c.max_norm:g}"
+        if not self.fired:
+            return f"{name}(max_norm={c.max_norm:g}) did not fire (norm {self.before:.4g} ≤ {c.max_norm:g})"
+        return f"{name}(max_norm={c.max_norm:g}) fired: norm {self.before:.4g} → {self.after:.4g}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"calls": len(self.calls), "fired": self.fired, "norm_before": self.before, "norm_after": self.after,
+                "max_norm": self.calls[-1].max_norm, "kind": self.calls[-1].kind, "problem": self.problem,
+                "where": self.calls[-1].where}
+
+
+def unclip(got: torch.Tensor, clips: Sequence[Clip], names: Sequence[tuple[str, int]]) -> torch.Tensor:
+    """The gradient before the norm clips ``clips`` multiplied it: each parameter's slice of
+    ``got`` divided by the product of the coefficients of the clips that touched it."""
+    if not any(c.kind == "norm" and c.coefficient < 1.0 for c in clips):
+        return got
+    out, start = got.clone(), 0
+    for name, numel in names:
+        coef = math.prod(c.coefficient for c in clips if c.kind == "norm" and name in c.parameters)
+        if coef != 1.0:
+            out[start:start + numel] /= coef
+        start += numel
+    return out
+
+
+def clamp_like(ref: torch.Tensor, clips: Sequence[Clip], names: Sequence[tuple[str, int]]) -> torch.Tensor:
+    """``ref`` with each value clip applied to the parameters it touched (what a correct loop
+    that clips by value hands the optimizer)."""
+    out, start = ref.clone(), 0
+    for name, numel in names:
+        for c in clips:
+            if c.kind == "value" and name in c.parameters:
+                out[start:start + numel].clamp_(-c.max_norm, c.max_norm)
+        start += numel
+    return out
+
+
+# --------------------------------------------------------------------------- the verdict
+@dataclass
+class Judgement:
+    """The kernel's verdict on one update (what every checker's report is built from).
+
+    ``passed``: the update's gradient (before clipping) is the big batch within ``tolerance``,
+    one optimizer step, and nothing in the trace is wrong. ``symptom``/``normalization``: see
+    :func:`explain`, plus ``"clipping per microbatch"``, ``"clipping before unscale"``,
+    ``"ineffective accumulation"`` (no step, several steps) and ``"non-finite gradient"`` (a
+    skipped fp16 step among them). ``what``/``fix``/``where``: the sentence halves and the
+    line of the loop to look at. ``rel_error``: the metric (``None`` without a step),
+    ``floor``: the measured noise floor, ``precision``: what it was judged by.
+    """
+
+    passed: bool
+    symptom: str | None
+    normalization: str | None
+    what: str
+    fix: str
+    where: str | None
+    rel_error: float | None
+    clip: ClipSummary | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    tolerance: float = field(kw_only=True)
+    floor: float | None = field(kw_only=True)
+    precision: ComputePrecision = field(kw_only=True)
+    optimizer_steps: int = field(kw_only=True)
+
+    @property
+    def message(self) -> str:
+        """"what — fix" (and "at FILE:LINE" when the line is known)."""
+        text = self.what if self.symptom is None else f"{self.what} — {self.fix}"
+        return text + (f" (at {self.where})" if self.where and self.symptom is not None else "")
+
+    def within(self) -> str:
+        """"within bf16 autocast rounding: rel 3.0e-03, floor 4.1e-04, tolerance 2.0e-02"."""
+        if self.rel_error is None:
+            return "no optimizer step to judge"
+        floor = "not measured" if self.floor is None else f"{self.floor:.1e}"
+        verb = "within" if self.rel_error <= self.tolerance else "beyond"
+        return (f"{verb} {self.precision.label} rounding: rel {self.rel_error:.1e}, floor {floor}, "
+                f"tolerance {self.tolerance:.1e}")
+
+
+def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], items: Sequence[int],
+          accumulation_steps: int, tolerance_given: float | None = None,
+          contributions: Callable[[Sequence[Sequence[float]]], list[torch.Tensor]] | None = None,
+          unshifted_extra: int = 0, replicas: Sequence[int] | None = None, mixing: Sequence[str] = (),
+          step_gradient: torch.Tensor | None = None) -> Judgement:
+    """Judge the update ``trace`` recorded against ``big`` (see the module docstring).
+
+    ``names``: ``(parameter name, numel)`` in vector order; ``items``: supervised items per
+    microbatch; ``mixing``: the modules that mix samples (:func:`~gastudy.check.reference.mixes_samples`:
+    the floor is then not rounding and is not used, and an update that equals the microbatch-by-microbatch
+    reference is named for the model, not the loop); ``step_gradient``: the gradient
+    the optimizer consumed as a vector (default: the trace's first step, in the big batch's
+    dtype). ``contributions``/``unshifted_extra``/``replicas`` as in :func:`explain`.
+    """
+    precision = big.precision
+    floor = big.floor if not mixing else None
+    tol = tolerance(precision, floor, tolerance_given)
+    if floor is not None and not floor_is_rounding(precision, floor):
+        floor = None  # not rounding: the model or the data, named below when the update fails
+    A = accumulation_steps
+    base = dict(tolerance=tol, floor=floor, precision=precision, optimizer_steps=len(trace.steps))
+    evidence: dict[str, Any] = {"items": list(items), "precision": precision.to_dict(), "backwards": trace.backwards,
+                                "floor": floor, "floor_factor": FLOOR_FACTOR, "base_tolerance": precision.base_tolerance}
+    skipped = trace.skipped_steps()
+    if not trace.steps:
+        if skipped:
+            e = skipped[0]
+            return Judgement(False, "non-finite gradient", None,
+                             f"the GradScaler found inf/NaN in the scaled gradients (scale {e.detail['scale']:g}) and "
+                             "skipped the optimizer step, so this update was not applied",
+                             "nothing is wrong with the loop if this is rare; if every step is skipped, look for a "
+                             "loss that overflows in fp16 (or use bf16)", e.where, None, None, evidence, **base)
+        return Judgement(False, "ineffective accumulation", None,
+                         f"the loop never called optimizer.step(): the gradient of the {len(items)} microbatches was "
+                         "computed but never applied", "call optimizer.step() once, after the last microbatch's backward",
+                         trace.backward_where[-1] if trace.backward_where else None, None, None, evidence, **base)
+    if len(trace.steps) > 1:
+        return Judgement(False, "ineffective accumulation", None,
+                         f"the optimizer stepped {len(trace.steps)} times for {len(items)} microbatches",
+                         "accumulation means ONE optimizer step per group: step (and zero the gradients) after the "
+                         "last microbatch's backward only", trace.step_where[0], None, None, evidence, **base)
+    got = step_gradient if step_gradient is not None else trace.steps[0].gradient.to(big.gradient.dtype)
+    if not bool(torch.isfinite(got).all()):
+        return Judgement(False, "non-finite gradient", None, "the gradient at the optimizer step contains inf or NaN",
+                         "find the first non-finite loss (torch.autograd.set_detect_anomaly) or lower the learning "
+                         "rate", trace.step_where[0], None, None, evidence, **base)
+    step_backwards = trace.step_backward[0]
+    clips = [c for c in trace.clips if c.backward <= step_backwards]
+    clip = None
+    if clips:
+        clip = ClipSummary(clips, next((c.norm for c in clips if c.norm is not None), None), float(got.double().norm()))
+        evidence["clip"] = clip.to_dict()
+    pre = unclip(got, clips, names)
+    ref = clamp_like(big.gradient, clips, names) if any(c.kind == "value" for c in clips) else big.gradient
+    rel = rel_error(pre, ref)
+    evidence["rel_error"] = rel
+    if clip is not None:
+        early = [c for c in clips if c.backward < step_backwards]
+        if early or len([c for c in clips if c.kind == "norm"]) > 1:
+            clip.problem = "per microbatch"
+            c = early[0] if early else clips[0]
+            what = (f"{'clip_grad_norm_' if c.kind == 'norm' else 'clip_grad_value_'} ran {len(clips)} times in one "
+                    f"update, the first after backward {c.backward} of {step_backwards}: it clipped partial sums of "
+                    "the gradient, not the accumulated one" + ("" if clip.fired else
+                                                              " (it did not fire this time, so the gradient is right "
+                                                              "here, but it will be wrong whenever it fires)"))
+            return Judgement(False, "clipping per microbatch", None, what,
+                             "clip once per update, after the last microbatch's backward (after scaler.unscale_), "
+                             "just before the optimizer step", c.where, rel, clip, evidence, **base)
+        scaled = [c for c in clips if c.scaled]
+        if scaled:
+            c = scaled[0]
+            clip.problem = "before unscale"
+            what = (f"the gradients were clipped while the GradScaler still held them scaled (norm {c.norm:.4g} "
+                    f"measured on scaled gradients, max_norm {c.max_norm:g}): the real threshold is max_norm ÷ scale")
+            return Judgement(False, "clipping before unscale", None, what,
+                             "call scaler.unscale_(optimizer) before clipping (MB-5)", c.where, rel, clip, evidence,
+                             **base)
+    if rel <= tol:
+        what = (f"one optimizer step with the big-batch gradient ({'before clipping; ' if clip else ''}"
+                f"relative error {rel:.1e} ≤ {tol:.0e}, {precision.label})")
+        return Judgement(True, None, "tokens", what, "nothing to change", None, rel, clip, evidence, **base)
+    if big.joined and rel_error(pre, big.accumulated) <= tol:
+        evidence["rel_vs_microbatches"] = rel_error(pre, big.accumulated)
+        what = (f"the loop adds the microbatches' gradients correctly (relative error "
+                f"{evidence['rel_vs_microbatches']:.1e} against the same microbatches one by one), but ")
+        if mixing:
+            what += (f"the model's {', '.join(mixing[:3])}{', …' if len(mixing) > 3 else ''} normalize each "
+                     f"microbatch with its own statistics, so no accumulation reproduces the big batch "
+                     f"(relative gap {rel:.1e})")
+            fix = "use LayerNorm or GroupNorm, or accept the gap and keep m fixed between experiments (MB-8)"
+        else:
+            what += (f"the model computes a sample differently in a microbatch than in the big batch (relative gap "
+                     f"{rel:.1e}, beyond {precision.label} rounding)")
+            fix = ("look at what depends on the other samples of a microbatch: padding on the left, packed rows that "
+                   "attend across their boundaries, a sample-mixing layer")
+        return Judgement(False, "partition dependence", "tokens", what, fix, None, rel, clip, evidence, **base)
+    found = explain(pre, ref, items=items, accumulation_steps=A, tol=tol, contributions=contributions,
+                    unshifted_extra=unshifted_extra, replicas=replicas)
+    evidence["explained"] = found.evidence
+    where = None
+    if found.normalization == "last microbatch":
+        zeroing = [e for e in trace.of("zero_grad") if 0 < e.backward < step_backwards]
+        where = zeroing[0].where if zeroing else None
+    elif trace.backward_where:
+        where = trace.backward_where[-1]
+    symptom = found.symptom or "wrong gradient"
+    return Judgement(False, symptom, found.normalization, found.what, found.fix, where, rel, clip, evidence, **base)
+
+
+def judge_update(trace: LoopTrace, model: torch.nn.Module, group: Any, *, forward: Forward | None = None,
+                 tolerance_given: float | None = None, replicas: Sequence[int] | None = None,
+                 step_gradient: torch.Tensor | None = None, strict: bool = False
+                 ) -> tuple[Judgement, Reference, BigBatch]:
+    """The whole kernel in one call: the big batch of ``group`` on ``model`` (a copy the
+    reference may overwrite the gradients of) in the precision ``trace`` saw, then :func:`judge`.
+    Returns the judgement, the :class:`~gastudy.check.reference.Reference` (for further
+    contributions) and the :class:`~gastudy.check.reference.BigBatch`. ``strict``: microbatches
+    that cannot be joined into one big batch raise ``ValueError`` instead of being summed."""
+    reference = Reference(model, group, precision_of(model, trace), forward=forward)
+    big = reference.big_batch(strict)
+    names = [(n, p.numel()) for n, p in model.named_parameters()]
+    verdict = judge(trace, big, names=names, items=group.items, accumulation_steps=group.size,
+                    tolerance_given=tolerance_given, contributions=reference.contributions,
+                    unshifted_extra=unshifted_rows(group), replicas=replicas, mixing=mixes_samples(model),
+                    step_gradient=step_gradient)
+    return verdict, reference, big
+
+
+__all__ = ["FLOOR_FACTOR", "ROUNDING_CAP", "floor_is_rounding", "ClipSummary", "Explanation", "Judgement", "clamp_like", "explain", "judge",
+           "judge_update", "name_rescaling", "scale_fit", "times", "tolerance", "unclip"]
