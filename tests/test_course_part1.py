@@ -214,7 +214,7 @@ def test_chapter_00_glossary_and_exercise_cells_show_once():
 def test_step_diagram_equals_big_batch_in_both_dtypes():
     lab = StepDiagramLab()
     r = lab.result
-    assert r.dtype == "float64" and r.max_rel_diff <= 1e-10 and r.tolerance == 1e-10
+    assert r.dtype == "float64" and r.max_rel_diff <= 1e-12 and r.tolerance == 1e-12
     assert r.params_unchanged and r.engine_diff == 0.0
     assert [row["step"] for row in r.rows] == [1, 2, 3, 4]
     assert r.rows[0]["rel. gap to big batch"] > 0.1  # G1 alone is far from the big batch

@@ -178,7 +178,8 @@ def explain(got: torch.Tensor, big: torch.Tensor, *, items: Sequence[int], accum
     evidence["rel_vs_steps"] = rel_error(got, steps)
     varied = len(set(items)) > 1
     if evidence["rel_vs_steps"] <= tol and varied:
-        what = (f"the gradient is the mean of the {size} microbatch means ÷ A = {A} (normalization 'steps'), not the "
+        divisor = f"A = {A}" if D < 2 else f"A·D = {A // D}·{D} (÷ A on each replica, DDP's mean over the {D})"
+        what = (f"the gradient is the mean of the {size} microbatch means ÷ {divisor} (normalization 'steps'), not the "
                 f"sum of losses ÷ N = {N}: with supervised counts {list(items)} a short microbatch weighs as much as "
                 "a long one, so the update depends on how the samples are split")
         return Explanation("partition dependence", "steps", what, "divide each microbatch's summed loss by the "
@@ -238,7 +239,7 @@ class ClipSummary:
             return f"{name}({c.max_norm:g}) clamped every gradient entry to ±{c.max_norm:g}"
         if not self.fired:
             return f"{name}(max_norm={c.max_norm:g}) did not fire (norm {self.before:.4g} ≤ {c.max_norm:g})"
-        return f"{name}(max_norm={c.max_norm:g}) fired: norm {self.before:.4g} → {self.after:.4g}"
+        return f"{name}(max_norm={c.max_norm:g}) fired: norm {self.before:.4f} → {self.after:.4f}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"calls": len(self.calls), "fired": self.fired, "norm_before": self.before, "norm_after": self.after,
@@ -295,6 +296,7 @@ class Judgement:
     rel_error: float | None
     clip: ClipSummary | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
+    where_label: str = "at"
     tolerance: float = field(kw_only=True)
     floor: float | None = field(kw_only=True)
     precision: ComputePrecision = field(kw_only=True)
@@ -304,7 +306,7 @@ class Judgement:
     def message(self) -> str:
         """"what — fix" (and "at FILE:LINE" when the line is known)."""
         text = self.what if self.symptom is None else f"{self.what} — {self.fix}"
-        return text + (f" (at {self.where})" if self.where and self.symptom is not None else "")
+        return text + (f" ({self.where_label} {self.where})" if self.where and self.symptom is not None else "")
 
     def within(self) -> str:
         """"within bf16 autocast rounding: rel 3.0e-03, floor 4.1e-04, tolerance 2.0e-02"."""
@@ -416,14 +418,15 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
     found = explain(pre, ref, items=items, accumulation_steps=A, tol=tol, contributions=contributions,
                     unshifted_extra=unshifted_extra, replicas=replicas)
     evidence["explained"] = found.evidence
-    where = None
+    where, label = None, "at"
     if found.normalization == "last microbatch":
         zeroing = [e for e in trace.of("zero_grad") if 0 < e.backward < step_backwards]
         where = zeroing[0].where if zeroing else None
     elif trace.backward_where:
-        where = trace.backward_where[-1]
+        where, label = trace.backward_where[-1], "look at the loss that reaches the backward at"
     symptom = found.symptom or "wrong gradient"
-    return Judgement(False, symptom, found.normalization, found.what, found.fix, where, rel, clip, evidence, **base)
+    return Judgement(False, symptom, found.normalization, found.what, found.fix, where, rel, clip, evidence, label,
+                     **base)
 
 
 def judge_update(trace: LoopTrace, model: torch.nn.Module, group: Any, *, forward: Forward | None = None,

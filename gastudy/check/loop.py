@@ -48,7 +48,7 @@ from gastudy.check.judge import Judgement, judge_update
 from gastudy.check.pitfalls import task_of_batch
 from gastudy.check.reference import Forward, flat_gradient
 from gastudy.check.steps import grads_are_zero
-from gastudy.check.trace import source_file, trace_loop
+from gastudy.check.trace import LoopTrace, source_file, trace_loop
 from gastudy.core.counting import check_task
 from gastudy.core.groups import Group, build_group
 
@@ -104,6 +104,8 @@ class LoopReport:
         clip: what your clipping did (``norm_before``, ``norm_after``, ``fired``, ``max_norm``…),
             or ``None`` when the loop does not clip.
         verdicts: the detectors that ran (:class:`~gastudy.check.diagnostics.Verdict`).
+        warnings: what is not wrong in this update's gradient but does not do what the code
+            means (a ``no_sync`` that syncs anyway).
         notes: what the check changed on its copies or could not do (dropout off, ids added…).
         evidence: the numbers behind the message (JSON-ready).
     """
@@ -123,6 +125,7 @@ class LoopReport:
     notes: list[str] = field(default_factory=list)
     evidence: dict[str, Any] = field(default_factory=dict)
     subject: str = "train_step"  # what was checked: your function's name, or the Trainer
+    warnings: list[str] = field(default_factory=list)
     precision: str = ""
     floor: float | None = None
     where: str | None = None
@@ -139,7 +142,7 @@ class LoopReport:
             "microbatches": self.microbatches, "samples": self.samples, "replicas": self.replicas,
             "supervised_items": self.supervised_items, "normalization": self.normalization,
             "verdicts": [{"symptom": v.symptom, "fired": v.fired, "message": v.message} for v in self.verdicts],
-            "notes": self.notes, "evidence": self.evidence, "subject": self.subject,
+            "notes": self.notes, "warnings": self.warnings, "evidence": self.evidence, "subject": self.subject,
         })
 
     def _numbers(self) -> str:
@@ -160,6 +163,7 @@ class LoopReport:
         if self.clip is not None:
             lines.append(f"  clipping: {self.clip['text']}")
         lines += [f"  {v}" for v in self.verdicts if v.fired and v.message not in self.message]
+        lines += [f"  ⚠ {w}" for w in self.warnings]
         lines += [f"  note: {n}" for n in self.notes]
         return lines
 
@@ -188,13 +192,10 @@ class LoopReport:
         if verdict.clip is not None:
             clip = {**verdict.clip.to_dict(), "text": verdict.clip.describe()}
         evidence = {**evidence, **verdict.evidence}
-        message = verdict.message
-        if verdict.passed and verdict.clip is not None:
-            message += f"; {verdict.clip.describe()}"
-        return cls(verdict.passed, verdict.symptom, message, verdict.rel_error, verdict.tolerance,
+        return cls(verdict.passed, verdict.symptom, verdict.message, verdict.rel_error, verdict.tolerance,
                    verdict.optimizer_steps, scheduler_steps, microbatches, samples, supervised_items,
-                   verdict.normalization, [], notes, evidence, subject, verdict.precision.label, verdict.floor,
-                   verdict.where, clip, replicas)
+                   verdict.normalization, [], notes, evidence, subject, [], verdict.precision.label,
+                   verdict.floor, verdict.where, clip, replicas)
 
 
 def _jsonable(value: Any) -> Any:
@@ -249,7 +250,9 @@ def with_sample_ids(microbatches: Sequence[Mapping[str, torch.Tensor]]) -> tuple
 def _rows(batch: Mapping[str, torch.Tensor]) -> int:
     if "position_ids" in batch and batch["position_ids"].dim() == 2 and batch["position_ids"].shape[0] == 1:
         return int((batch["position_ids"][0] == 0).sum())  # packed: one sample per restart of positions
-    first = batch.get("input_ids", batch.get("inputs", batch.get("labels")))
+    first = next((batch[k] for k in ("input_ids", "inputs", "labels") if k in batch), None)
+    if first is None:
+        first = next(v for v in batch.values() if isinstance(v, torch.Tensor) and v.dim() >= 1)
     return int(first.shape[0])
 
 
@@ -377,7 +380,8 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
                optimizer: OptimizerFactory | torch.optim.Optimizer | None = None,
                scheduler: SchedulerFactory | None = None, task: str | None = None,
                tolerance: float | None = None, diagnose: bool = True, labels: str = "labels",
-               ignore_index: int = -100, forward: Forward | None = None) -> LoopReport:
+               ignore_index: int = -100, forward: Forward | None = None, replicas: int = 1,
+               timeout_s: float | None = None) -> LoopReport:
     """Run YOUR accumulated update once on a copy and compare it with the big batch (MB-10, MB-11).
 
     Args:
@@ -404,6 +408,14 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
         ignore_index: the label value your loss ignores (-100; nanoGPT's is -1).
         forward: ``forward(model, batch) → output`` for the reference when ``model(**batch)``
             (minus labels and ids) is not how your model is called.
+        replicas: D > 1 runs your ``train_step`` on D local processes (gloo), each with a copy
+            of the model wrapped in ``DistributedDataParallel`` and its own A microbatches
+            (``microbatches`` holds the D·A of one global update: rank r gets the r-th run of
+            A, or pass one list per rank); the global update is judged against the big batch
+            over all of them (see :func:`gastudy.check.replicas.check_loop_on_replicas`).
+            ``train_step`` (and the optimizer/scheduler factories) must be importable by the
+            worker processes: define them at the top level of a ``.py`` module.
+        timeout_s: with replicas, the time limit of the whole run (default 120 s).
 
     What is compared: the gradient the optimizer consumed — divided back by your norm clip's
     coefficient when it fired — with the big batch over the same samples: one forward, the sum
@@ -436,7 +448,18 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
         tolerance_model(None, None, tolerance)  # type: ignore[arg-type]  # raises for a bad value
     if not isinstance(labels, str) or not isinstance(ignore_index, int) or isinstance(ignore_index, bool):
         raise TypeError(f"labels must be a key (str) and ignore_index an int, got {labels!r}, {ignore_index!r}")
+    if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 1:
+        raise ValueError(f"replicas must be a positive int (the number of processes), got {replicas!r}")
+    if replicas > 1 and isinstance(microbatches, Sequence) and microbatches and all(
+            isinstance(part, Sequence) and not isinstance(part, Mapping) for part in microbatches):
+        if len(microbatches) != replicas or len({len(part) for part in microbatches}) != 1:
+            raise ValueError(f"with replicas={replicas}, pass {replicas} lists of the same length (one per rank), got "
+                             f"{len(microbatches)} of lengths {[len(part) for part in microbatches]}")
+        microbatches = [mb for part in microbatches for mb in part]
     batches = _validated(microbatches, labels)
+    if replicas > 1 and (len(batches) % replicas or len(batches) < replicas):
+        raise ValueError(f"{len(batches)} microbatches cannot be split over {replicas} replicas: pass D·A of them "
+                         "(rank r gets the r-th run of A)")
     task = check_task(task or task_of_batch(batches[0]))
     make_optimizer = as_optimizer_factory(optimizer)
     sched_param = _scheduler_parameter(train_step)
@@ -456,14 +479,42 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
     notes: list[str] = []
     if added_ids:
         notes.append("the batches have no 'sample_ids': their rows were numbered 0…n-1 in stream order")
-    update_fn = _update_fn(train_step, sched_param, added_ids, labels, ignore_index)
+    update_fn = update_function(train_step, sched_param, added_ids, labels, ignore_index)
+    if replicas != 1:
+        from gastudy.check.replicas import check_loop_on_replicas
 
-    # 1. your update on a copy, watched
-    run_model, dropped = _copy_for_check(model)
-    if dropped:
-        notes.append(f"dropout switched off on the copies ({dropped} places): random masks would differ between "
+        return check_loop_on_replicas(train_step, model, group, replicas, make_optimizer=make_optimizer,
+                                      scheduler=scheduler, update_args=(sched_param, added_ids, labels, ignore_index),
+                                      forward=forward, tolerance=tolerance, notes=notes, timeout_s=timeout_s)
+    run = watched_update(model, make_optimizer, scheduler, update_fn, group, train_step)
+    if run.dropped:
+        notes.append(f"dropout switched off on the copies ({run.dropped} places): random masks would differ between "
                      "your update and the big batch")
-    run_opt = make_optimizer(run_model)
+    return loop_report(run, model, group, train_step, make_optimizer=make_optimizer, scheduler=scheduler,
+                       update_fn=update_fn, forward=forward, tolerance=tolerance, diagnose=diagnose, notes=notes)
+
+
+@dataclass
+class WatchedUpdate:
+    """One run of the user's update on a copy: its :class:`~gastudy.check.trace.LoopTrace`, the
+    gradient the optimizer consumed (a vector, ``None`` unless exactly one step), whether
+    gradients were left after it, the scheduler steps, and how many dropouts were switched off."""
+
+    trace: LoopTrace
+    step_gradient: torch.Tensor | None
+    leftover: bool
+    scheduler_steps: int | None
+    dropped: int
+
+
+def watched_update(model: nn.Module, make_optimizer: OptimizerFactory, scheduler: SchedulerFactory | None,
+                   update_fn: Callable[..., float], group: Group, train_step: TrainStep,
+                   wrap: Callable[[nn.Module], nn.Module] | None = None) -> WatchedUpdate:
+    """Run ``update_fn`` once on a copy of ``model`` (wrapped by ``wrap``, e.g. in DDP, when given) under
+    :func:`~gastudy.check.trace.trace_loop`; the copy is dropped afterwards."""
+    run_model, dropped = _copy_for_check(model)
+    given = wrap(run_model) if wrap is not None else run_model
+    run_opt = make_optimizer(given)
     if not isinstance(run_opt, torch.optim.Optimizer):
         raise TypeError(f"the optimizer factory returned {type(run_opt).__name__}, not a torch.optim.Optimizer: "
                         "return e.g. torch.optim.AdamW(model.parameters(), lr=…)")
@@ -474,39 +525,48 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
                     user_globals=[code] if isinstance(code, dict) else [], track_applied=False) as trace, \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        update_fn(run_model, run_opt, run_sched, group)
+        update_fn(given, run_opt, run_sched, group)
     sched_steps = run_sched.last_epoch - epoch if run_sched is not None and epoch is not None else None
-    leftover = not grads_are_zero(run_model)
     step_gradient = flat_gradient(trace.steps[0].gradients, run_model) if len(trace.steps) == 1 else None
     for record in trace.steps:
         record.gradients = {}  # the vector is kept; the copies of the gradients are not needed any more
-    del run_model, run_opt, run_sched
+    return WatchedUpdate(trace, step_gradient, not grads_are_zero(run_model), sched_steps, dropped)
 
-    # 2. the big batch in your precision, and the kernel's verdict
+
+def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: TrainStep, *,
+                make_optimizer: OptimizerFactory, scheduler: SchedulerFactory | None,
+                update_fn: Callable[..., float] | None, forward: Forward | None, tolerance: float | None,
+                diagnose: bool, notes: list[str], replicas: Sequence[int] | None = None) -> LoopReport:
+    """The kernel's verdict on ``run`` against the big batch of ``group`` (on a fresh copy of
+    ``model``) as a :class:`LoopReport`; then the detectors (when ``update_fn`` is given and
+    ``diagnose``): the symptom measured, or the rest of a right update checked."""
     ref_model, _ = _copy_for_check(model)
-    verdict, reference, big = judge_update(trace, ref_model, group, forward=forward, tolerance_given=tolerance,
-                                           step_gradient=step_gradient)
-    if not big.joined and len(ided) > 1:
+    verdict, _, big = judge_update(run.trace, ref_model, group, forward=forward, tolerance_given=tolerance,
+                                   step_gradient=run.step_gradient, replicas=replicas)
+    del ref_model
+    if not big.joined and group.size > 1:
         notes.append("the batches could not be joined into one: the big batch was summed microbatch by microbatch "
                      "(the noise floor was not measured)")
-    subject = getattr(train_step, "__name__", "train_step")
-    evidence: dict[str, Any] = {"task": task, "gradients_zero_after": not leftover}
+    evidence: dict[str, Any] = {"task": group.task, "gradients_zero_after": not run.leftover}
     report = LoopReport.from_judgement(verdict, microbatches=group.size, samples=group.samples,
-                                       supervised_items=group.supervised_items, subject=subject, notes=notes,
-                                       evidence=evidence, scheduler_steps=sched_steps)
-    setup = _UserSetup(copy.deepcopy(ref_model), [], micro_batch=_rows(ided[0]), accumulation_steps=len(ided),
-                       task=task, collate="packed" if "position_ids" in ided[0] else "padded",
-                       make_optimizer=make_optimizer, make_scheduler=scheduler, tolerance=verdict.tolerance,
-                       batches=group.microbatches)
-    detectors = _Detectors(update_fn, setup, notes, diagnose)
+                                       supervised_items=group.supervised_items,
+                                       subject=getattr(train_step, "__name__", "train_step"), notes=notes,
+                                       evidence=evidence, scheduler_steps=run.scheduler_steps,
+                                       replicas=len(set(replicas)) if replicas else 1)
+    template, _ = _copy_for_check(model)
+    first = group.microbatches[0]
+    setup = _UserSetup(template, [], micro_batch=_rows(first), accumulation_steps=group.size, task=group.task,
+                       collate="packed" if "position_ids" in first else "padded", make_optimizer=make_optimizer,
+                       make_scheduler=scheduler, tolerance=verdict.tolerance, batches=group.microbatches)
+    detectors = _Detectors(update_fn, setup, notes, diagnose and update_fn is not None)  # type: ignore[arg-type]
     if not verdict.passed:
         _measure_wrong_gradient(detectors, verdict, report, group)
     else:
-        _check_rest_of_update(detectors, report, leftover, sched_steps, group.size)
+        _check_rest_of_update(detectors, report, run.leftover, run.scheduler_steps, group.size)
     return report
 
 
-def _update_fn(train_step: TrainStep, sched_param: str | None, drop_ids: bool, labels: str = "labels",
+def update_function(train_step: TrainStep, sched_param: str | None, drop_ids: bool, labels: str = "labels",
                ignore_index: int = -100) -> Callable[..., float]:
     """The user's train_step as a detector's update function (see :mod:`gastudy.check.pitfalls`):
     fresh copies of the batches every call, as the user gave them (their labels key and ignored
@@ -562,6 +622,11 @@ class _Detectors:
 def _measure_wrong_gradient(detectors: _Detectors, verdict: Judgement, report: LoopReport, group: Group) -> None:
     """Measure the kernel's symptom on your function: the same samples split differently
     (partition dependence), two updates in a row (ineffective accumulation)."""
+    resplit = all("input_ids" in mb or "inputs" in mb for mb in group.microbatches)
+    if verdict.symptom == "partition dependence" and verdict.normalization != "per replica" and not resplit:
+        detectors.notes.append("the same samples were not re-split into other microbatches to measure it: gastudy "
+                               "re-splits token batches (input_ids) and fixed-size inputs (inputs) only")
+        return
     if verdict.symptom == "partition dependence" and verdict.normalization != "per replica":
         rows = [_rows(mb) for mb in group.microbatches]
         parts = [(rows[0], group.size)] if len(set(rows)) == 1 else []
@@ -616,5 +681,5 @@ def _rest_of_update(detectors: _Detectors, leftover: bool, sched_steps: int | No
     return None, ", no memory growth", verdict
 
 
-__all__ = ["LoopReport", "TrainStepError", "as_optimizer_factory", "check_loop", "switch_off_dropout",
-           "with_sample_ids"]
+__all__ = ["LoopReport", "TrainStepError", "WatchedUpdate", "as_optimizer_factory", "check_loop", "loop_report",
+           "switch_off_dropout", "watched_update", "with_sample_ids"]

@@ -1,12 +1,19 @@
 """One update verified on D data-parallel replicas (course: MB-7, MB-10).
 
 :func:`verify_on_replicas` starts D local processes (DDP, gloo); each runs one real
-accumulated update (:func:`verify_replicas_worker`) and rank 0 compares the gradient with the
-single-process big batch over all m×A×D samples.
+accumulated update of the engine (:func:`verify_replicas_worker`) and rank 0 compares the
+gradient with the single-process big batch over all m×A×D samples.
+
+:func:`check_loop_on_replicas` does the same for *your* data-parallel ``train_step``
+(``check_loop(..., replicas=D)``): each process runs it on its own A microbatches with a copy
+of the model in ``DistributedDataParallel``; rank 0 judges the global update with the kernel
+and the ranks' communication is counted (a ``no_sync`` that syncs anyway is reported).
 """
 
 from __future__ import annotations
 
+import pickle
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -176,3 +183,132 @@ def verify_on_replicas(replicas: int, model: str = "tiny-gpt", micro_batch: int 
                       collate=collate, seed=seed, no_sync=no_sync, shard=shard, sync=sync, pg_timeout=timeout,
                       timeout=timeout * 4)
     return ranks[0]
+
+
+# --------------------------------------------------------------------------- your loop on D processes
+def _ddp_wrapper(counter: Any, forwards: list[bool], no_syncs: list[int]) -> Callable[..., Any]:
+    """Wraps a model in DDP with a counting comm hook; records the sync flag at every forward
+    (what decides whether its backward all-reduces) and every entry into ``no_sync``."""
+    import contextlib
+
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    def wrap(module: torch.nn.Module) -> DDP:
+        ddp = DDP(module)
+        counter.attach(ddp)
+
+        def pre_forward(mod, _args):
+            forwards.append(bool(mod.require_backward_grad_sync))
+            counter.update = len(forwards)  # all-reduces are counted per forward (its backward)
+
+        ddp.register_forward_pre_hook(pre_forward)
+        inner_no_sync = ddp.no_sync
+
+        @contextlib.contextmanager
+        def no_sync():
+            no_syncs.append(len(forwards))
+            with inner_no_sync():
+                yield
+
+        ddp.no_sync = no_sync
+        return ddp
+
+    return wrap
+
+
+def check_loop_worker(train_step: Callable[..., Any], model: torch.nn.Module, batches: Sequence[Sequence[dict]],
+                      make_optimizer: Callable[..., Any], scheduler: Callable[..., Any] | None,
+                      update_args: tuple, task: str) -> dict[str, Any]:
+    """One rank of :func:`check_loop_on_replicas`: ``train_step`` on this rank's microbatches
+    with the model in DDP, watched; every rank's facts gathered on rank 0 (returned there)."""
+    from gastudy.check.loop import update_function, watched_update
+    from gastudy.core.groups import build_group
+    from gastudy.parallel.ddp import CommCounter
+
+    rank = dist.get_rank()
+    mine = build_group(0, list(batches[rank]), len(batches[rank]), task)
+    counter, forwards, no_syncs = CommCounter(), [], []
+    run = watched_update(model, make_optimizer, scheduler, update_function(train_step, *update_args), mine,
+                         train_step, wrap=_ddp_wrapper(counter, forwards, no_syncs))
+    run.trace.__dict__.pop("watch_optimizer", None)  # a closure: not sent between processes
+    facts = {"rank": rank, "run": run, "forwards": forwards, "no_syncs": no_syncs,
+             "allreduces": {int(k): int(v) for k, v in counter.calls.items()}}
+    everyone = [None] * dist.get_world_size()
+    dist.all_gather_object(everyone, facts)
+    return {"rank": rank, "ranks": everyone} if rank == 0 else {"rank": rank}
+
+
+def check_loop_on_replicas(train_step: Callable[..., Any], model: torch.nn.Module, group: Any, replicas: int, *,
+                           make_optimizer: Callable[..., Any], scheduler: Callable[..., Any] | None,
+                           update_args: tuple, forward: Any, tolerance: float | None, notes: list[str],
+                           timeout_s: float | None = None) -> Any:
+    """``check_loop(train_step, model, microbatches, replicas=D)``: your data-parallel update on D
+    local processes, judged as one global update (course: MB-7, MB-10, MB-11).
+
+    ``group`` holds the D·A microbatches of one global update (rank r gets the r-th run of A).
+    Each rank gets a deep copy of ``model`` wrapped in ``DistributedDataParallel`` (gloo, CPU;
+    every comm hook counts its all-reduces), an optimizer from ``make_optimizer`` and its own
+    microbatches; ``train_step`` does everything else (``no_sync`` or
+    ``require_backward_grad_sync``, all-reducing the token count, ×D to cancel DDP's mean).
+    Rank 0's step gradient is judged against the big batch over all D·A microbatches; the ranks
+    must have stepped with the same gradient. Reported besides: each rank's all-reduces (one
+    backward with a sync per update is the ``no_sync`` ideal), and a warning when ``no_sync`` was
+    used but every backward synced anyway (its forward ran outside the context).
+
+    Raises ``ValueError`` when ``train_step``, the factories or the model cannot be sent to the
+    worker processes (define them at the top level of a ``.py`` module), and
+    :class:`~gastudy.check.loop.TrainStepError` when ``train_step`` raises on a rank.
+    """
+    from gastudy.check.loop import TrainStepError, loop_report
+    from gastudy.check.reference import rel_error
+    from gastudy.parallel.launch import LaunchTimeout, WorkerError, check_importable, run_local
+
+    check_importable(train_step)
+    for what, obj in (("the optimizer factory", make_optimizer), ("the scheduler factory", scheduler),
+                      ("the model", model), ("forward", forward)):
+        if obj is None:
+            continue
+        try:
+            pickle.dumps(obj)
+        except Exception as err:
+            raise ValueError(f"{what} cannot be sent to the worker processes ({type(err).__name__}: {err}): define "
+                             "functions at the top level of a .py module (not a lambda or a notebook cell)") from err
+    A = group.size // replicas
+    per_rank = [group.microbatches[r * A:(r + 1) * A] for r in range(replicas)]
+    try:
+        ranks = run_local(check_loop_worker, replicas, train_step, model, per_rank, make_optimizer, scheduler,
+                          update_args, group.task, timeout=float(timeout_s or 120.0))
+    except WorkerError as err:
+        failure = err.failures[err.rank]
+        raise TrainStepError(f"rank {err.rank}: {failure.message}") from err
+    except LaunchTimeout as err:
+        raise TrainStepError(f"the {replicas}-process check did not finish within {timeout_s or 120.0:g} s (does every "
+                             "rank run the same collectives?)") from err
+    facts = sorted(ranks[0]["ranks"], key=lambda f: f["rank"])
+    run = facts[0]["run"]
+    owner = [r for r in range(replicas) for _ in range(A)]
+    report = loop_report(run, model, group, train_step, make_optimizer=make_optimizer, scheduler=scheduler,
+                         update_fn=None, forward=forward, tolerance=tolerance, diagnose=False, notes=notes,
+                         replicas=owner)
+    synced = [sum(1 for forward_index, calls in f["allreduces"].items() if calls) for f in facts]
+    report.evidence.update(allreduce_backwards=synced, forwards_with_sync=[sum(f["forwards"]) for f in facts],
+                           no_sync_entries=[len(f["no_syncs"]) for f in facts])
+    gradients = [f["run"].step_gradient for f in facts]
+    if all(g is not None for g in gradients):
+        spread = max(rel_error(g, gradients[0]) for g in gradients)
+        report.evidence["replica_spread"] = spread
+        if spread > report.tolerance:
+            report.passed, report.symptom, report.normalization = False, "replicas disagree", None
+            report.message = (f"the replicas stepped with different gradients (relative spread {spread:.1e}): they "
+                              "were never all-reduced — the last microbatch's forward and backward must run with "
+                              "DDP's sync on (outside no_sync, require_backward_grad_sync = True)")
+    intended = any(f["no_syncs"] or not all(f["forwards"]) for f in facts)
+    if intended and A > 1 and min(synced) >= A:
+        report.warnings.append(f"no_sync had no effect: every one of the {A} backward passes all-reduced the "
+                               "gradients (the forwards ran with the sync on). Put the forward inside no_sync too — "
+                               "DDP decides at the forward whether the backward syncs; the gradient is right, the "
+                               f"communication is {A}× what it should be")
+    elif not intended and A > 1 and min(synced) >= A:
+        notes.append(f"the gradients were all-reduced after each of the {A} microbatches: correct, but no_sync around "
+                     "all but the last microbatch's forward and backward would all-reduce once")
+    return report

@@ -161,8 +161,7 @@ def default_dtype(device_type: str = "cpu") -> str:
     return "bfloat16"
 
 
-def train_step_like_nanogpt(dtype: str = "float32", grad_clip: float = 1.0,
-                            device_type: str = "cpu") -> Callable[..., Any]:
+class NanoGPTStep:
     """nanoGPT's micro-step loop as a ``train_step(model, optimizer, microbatches)`` for ONE update.
 
     ``dtype``: ``float32`` (no autocast), ``bfloat16`` or ``float16`` (autocast in it; float16
@@ -170,15 +169,22 @@ def train_step_like_nanogpt(dtype: str = "float32", grad_clip: float = 1.0,
     (nanoGPT's default is 1.0). Each microbatch is ``{"idx": X, "targets": Y}``; the number of
     microbatches is ``gradient_accumulation_steps``. On a model wrapped in DDP the gradient sync
     is switched on for the last micro-step only, through ``require_backward_grad_sync`` as
-    nanoGPT does. Returns the last microbatch's loss × A, the value nanoGPT logs.
+    nanoGPT does. Returns the last microbatch's loss × A, the value nanoGPT logs. An instance of
+    a module-level class, so that worker processes can import it.
     """
-    if dtype not in ("float32", "bfloat16", "float16"):
-        raise ValueError(f"dtype must be 'float32', 'bfloat16' or 'float16', got {dtype!r}")
-    ptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
 
-    def train_step(model, optimizer, microbatches):
-        ctx = contextlib.nullcontext() if dtype == "float32" else torch.autocast(device_type, dtype=ptdtype)
-        scaler = torch.amp.GradScaler(device_type, enabled=(dtype == "float16"))
+    def __init__(self, dtype: str = "float32", grad_clip: float = 1.0, device_type: str = "cpu"):
+        if dtype not in ("float32", "bfloat16", "float16"):
+            raise ValueError(f"dtype must be 'float32', 'bfloat16' or 'float16', got {dtype!r}")
+        self.dtype, self.grad_clip, self.device_type = dtype, grad_clip, device_type
+        self.__name__ = f"nanogpt_train_step_{dtype}" + (f"_clip{grad_clip:g}" if grad_clip else "")
+
+    def __call__(self, model, optimizer, microbatches):
+        ptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[self.dtype]
+        ctx = (contextlib.nullcontext() if self.dtype == "float32"
+               else torch.autocast(self.device_type, dtype=ptdtype))
+        scaler = torch.amp.GradScaler(self.device_type, enabled=(self.dtype == "float16"))
+        grad_clip = self.grad_clip
         gradient_accumulation_steps = len(microbatches)
         ddp = isinstance(model, nn.parallel.DistributedDataParallel)
         for micro_step, batch in enumerate(microbatches):
@@ -196,8 +202,14 @@ def train_step_like_nanogpt(dtype: str = "float32", grad_clip: float = 1.0,
         optimizer.zero_grad(set_to_none=True)
         return loss.item() * gradient_accumulation_steps
 
-    train_step.__name__ = f"nanogpt_train_step_{dtype}" + (f"_clip{grad_clip:g}" if grad_clip else "")
-    return train_step
+    def __repr__(self) -> str:
+        return f"NanoGPTStep(dtype={self.dtype!r}, grad_clip={self.grad_clip!r})"
+
+
+def train_step_like_nanogpt(dtype: str = "float32", grad_clip: float = 1.0,
+                            device_type: str = "cpu") -> Callable[..., Any]:
+    """A :class:`NanoGPTStep` (nanoGPT's loop with these settings)."""
+    return NanoGPTStep(dtype, grad_clip, device_type)
 
 
 def fixed_blocks(microbatches: int, micro_batch: int, block_size: int, vocab_size: int,
@@ -231,5 +243,5 @@ def variable_blocks(microbatches: int, micro_batch: int, block_size: int, vocab_
     return out
 
 
-__all__ = ["GPT", "GPTConfig", "configure_optimizers", "default_dtype", "fixed_blocks", "train_step_like_nanogpt",
+__all__ = ["GPT", "GPTConfig", "NanoGPTStep", "configure_optimizers", "default_dtype", "fixed_blocks", "train_step_like_nanogpt",
            "variable_blocks"]
