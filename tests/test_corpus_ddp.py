@@ -11,7 +11,14 @@ import torch
 
 from gastudy import check_loop
 from gastudy.check.loop import TrainStepError
-from gastudy.course.nanogpt import GPT, GPTConfig, NanoGPTStep, configure_optimizers, fixed_blocks, variable_blocks
+from gastudy.course.nanogpt import (
+    GPT,
+    GPTConfig,
+    NanoGPTStep,
+    configure_optimizers,
+    fixed_blocks,
+    variable_blocks,
+)
 from tests.corpus import ddp_loops as L
 from tests.helpers import addition_microbatches, tiny_gpt
 
