@@ -9,7 +9,9 @@ logging, checkpoints, profilers, distributed set-up) is left out.
 
 The slips at the end are the same real loops with ONE line moved, changed or left out, each named
 by the line that differs. Every test asserts the verdict an expert gives; where check_loop gives
-another, the test is ``xfail(strict=True)`` with the reason, so a fix shows up as an XPASS.
+another, the test would be ``xfail(strict=True)`` with the reason, so a fix shows up as an XPASS
+(the three this corpus found — a loop that zeroes first, a scale factor rounded to float32, a
+clip by fairseq's own function — are fixed).
 """
 
 from __future__ import annotations
@@ -431,20 +433,23 @@ def test_torchtune_main_with_shifted_datasets_passes_on_text_completion(model32,
 def test_torchtune_v04_counts_the_unshifted_first_label_on_text_completion(model32, text):
     """torchtune v0.4–v0.6.1 on text completion: ``current_num_tokens`` counts every row's first
     label, which the shifted loss never predicts, and weighs each batch's mean by it: the
-    gradient is neither the token mean nor a rescaling of it (fixed by PR #2613)."""
+    gradient is neither the token mean nor a rescaling of it, but each microbatch's mean weighted
+    by its unshifted count (fixed by PR #2613)."""
+    ratios = {int((mb["labels"] != IGNORE).sum()) / int((mb["labels"][:, 1:] != IGNORE).sum()) for mb in text}
+    assert len(ratios) > 1  # each batch over-weighted by its own factor: no single rescaling
     report = check_loop(torchtune_v04(), model32, text)
-    assert not report.passed and report.symptom == "wrong gradient", str(report)
+    assert not report.passed and report.symptom == "partition dependence", str(report)
+    assert report.normalization == "unshifted counts" and "after the shift" in report.message
     assert report.rel_error > 1e-3  # far beyond float32 rounding
     assert "in torchtune_v04_train: current_loss.backward()" in report.where
 
 
-@pytest.mark.xfail(strict=True, reason="check_loop false alarm: in a float64 model torchtune's "
-                   "scale_grads(model, 1 / num_tokens) multiplies by a FLOAT32 scalar (int tensor ÷ → "
-                   "float32), a relative rounding of ~4e-9 that the float64 tolerance 1e-12 rejects and "
-                   "explain() names 'missing division' ('1.00000× larger')")
 def test_torchtune_in_float64_is_still_right(sft):
+    """In a float64 model ``1 / num_tokens`` (an int tensor) is a float32 scalar: the gradient is the
+    big batch times 1 ± ~4e-9, which is rounding of the scale factor, not a missing division."""
     report = check_loop(torchtune_v04(), tiny_gpt(), sft, diagnose=False)
     assert report.passed, str(report)
+    assert abs(report.evidence["scale_factor_rounding"] - 1) < 1e-7
 
 
 def test_torchtune_v03_mean_over_accumulation_steps_depends_on_the_partition(model32, sft):
@@ -468,21 +473,17 @@ def test_fairseq_summed_loss_and_multiply_grads_is_the_big_batch(model32, sft):
     assert report.normalization == "tokens" and report.clip is None
 
 
-@pytest.mark.xfail(strict=True, reason="check_loop false alarm: fairseq's Trainer.train_step zeroes the "
-                   "gradients FIRST (self.zero_grad() before the forward passes) and not after the step; "
-                   "check_loop fails any update that leaves gradients behind as 'ineffective accumulation', "
-                   "even when its own two-update detector finds nothing leaked")
 def test_fairseq_trainer_passes(model32, sft):
+    """fairseq zeroes the gradients before its forwards, not after the step: right."""
     report = check_loop(fairseq_trainer(), model32, sft)
     assert report.passed and report.symptom is None, str(report)
+    assert any("zeroes them before its first backward" in n for n in report.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="check_loop false alarm: fairseq clips with its own "
-                   "fairseq.utils.clip_grad_norm_ (not torch's), which the trace does not see; the clipped "
-                   "gradient is then judged a rescaled big batch ('double division')")
 def test_fairseq_own_clip_is_seen_as_clipping(model32, sft):
     report = check_loop(fairseq_trainer(clip_norm=0.1), model32, sft, diagnose=False)
-    assert report.clip is not None and report.clip["fired"], str(report)
+    assert report.passed and report.clip is not None and report.clip["fired"], str(report)
+    assert report.clip["inferred"] and report.clip["max_norm"] == pytest.approx(0.1)
     assert report.rel_error <= report.tolerance, str(report)
 
 
@@ -563,5 +564,5 @@ def test_forgetting_scaler_update_leaves_this_update_right_and_breaks_the_next(g
     model = GPT(GPTConfig(**NANO))
     optimizer = configure_optimizers(model)
     train_step(model, optimizer, blocks)
-    with pytest.raises(RuntimeError, match="already been called on this optimizer since the last update"):
+    with pytest.raises(RuntimeError, match=r"unscale_\(\) is being called after step\(\)"):
         train_step(model, optimizer, blocks)

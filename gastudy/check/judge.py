@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from gastudy.check.reference import (
+    BASE_TOLERANCE,
     BigBatch,
     ComputePrecision,
     Forward,
@@ -35,6 +36,7 @@ from gastudy.check.reference import (
     precision_of,
     rel_error,
     unshifted_rows,
+    unshifted_rows_each,
 )
 from gastudy.check.trace import Clip, LoopTrace
 
@@ -135,7 +137,8 @@ class Explanation:
 
 def explain(got: torch.Tensor, big: torch.Tensor, *, items: Sequence[int], accumulation_steps: int, tol: float,
             contributions: Callable[[Sequence[Sequence[float]]], list[torch.Tensor]] | None = None,
-            unshifted_extra: int = 0, replicas: Sequence[int] | None = None) -> Explanation:
+            unshifted_extra: int = 0, replicas: Sequence[int] | None = None,
+            unshifted_each: Sequence[int] | None = None) -> Explanation:
     """Name what the gradient ``got`` is, given the big batch ``big`` (THE explainer).
 
     ``items[i]`` is microbatch i's supervised items (N = their sum); ``contributions(weights)``
@@ -150,6 +153,8 @@ def explain(got: torch.Tensor, big: torch.Tensor, *, items: Sequence[int], accum
     - ``steps``: Σ cᵢ·N/(itemsᵢ·A), the mean of microbatch means ÷ A → ``"partition dependence"``;
     - ``sum of means``: the same without ÷ A;
     - ``per replica``: each rank's tokens normalized by its own count, averaged over ranks;
+    - ``unshifted counts``: each microbatch's token mean weighted by its count WITHOUT the causal
+      shift (``unshifted_each[i]`` extra items; torchtune ≤ 0.6 on plain text);
     - ``last microbatch``: proportional to the last cᵢ alone → ``"ineffective accumulation"``;
     - else ``"wrong gradient"``.
     """
@@ -173,6 +178,10 @@ def explain(got: torch.Tensor, big: torch.Tensor, *, items: Sequence[int], accum
     if D >= 2:
         per_rank = {r: sum(n for n, q in zip(items, replicas) if q == r) for r in set(replicas)}
         weights.append([N / (D * per_rank[q]) if per_rank[q] else 0.0 for q in replicas])
+    unshifted = unshifted_each is not None and any(unshifted_each)
+    if unshifted:
+        R = sum(unshifted_each)
+        weights.append([N * (n + r) / (n * (N + R)) if n else 0.0 for n, r in zip(items, unshifted_each)])
     combos = contributions(weights)
     steps, last = combos[0], combos[1]
     evidence["rel_vs_steps"] = rel_error(got, steps)
@@ -199,6 +208,15 @@ def explain(got: torch.Tensor, big: torch.Tensor, *, items: Sequence[int], accum
             return Explanation("partition dependence", "per replica", what,
                                "all-reduce the count of supervised items over the replicas and divide each rank's "
                                f"summed loss by the global N (× D = {D} to cancel DDP's mean)", evidence)
+    if unshifted:
+        evidence["rel_vs_unshifted_counts"] = rel_error(got, combos[-1])
+        if evidence["rel_vs_unshifted_counts"] <= tol:
+            what = ("the gradient weights each microbatch's token mean by its count of labels WITHOUT the causal shift "
+                    f"(one extra item per row whose first label is supervised, {sum(unshifted_each)} here) and "
+                    "divides by that count's total")
+            return Explanation("partition dependence", "unshifted counts", what,
+                               "count causal labels after the shift (labels[..., 1:] != -100, GA-5) — for the weights "
+                               "and the denominator", evidence)
     lk, lres = scale_fit(got, last)
     evidence["last_microbatch_residual"] = lres
     if size > 1 and lres <= tol:
@@ -227,6 +245,7 @@ class ClipSummary:
     before: float | None
     after: float | None
     problem: str | None = None
+    inferred: bool = False  # no clipping call was seen: a rescale after the last backward to a round norm
 
     @property
     def fired(self) -> bool:
@@ -234,6 +253,9 @@ class ClipSummary:
 
     def describe(self) -> str:
         c = self.calls[-1]
+        if self.inferred:
+            return (f"a clip gastudy does not watch (not torch.nn.utils') fired: norm {self.before:.4f} → "
+                    f"{self.after:.4f} between the last backward and the step (max_norm ≈ {c.max_norm:g})")
         name = "clip_grad_norm_" if c.kind == "norm" else "clip_grad_value_"
         if c.kind == "value":
             return f"{name}({c.max_norm:g}) clamped every gradient entry to ±{c.max_norm:g}"
@@ -242,7 +264,7 @@ class ClipSummary:
         return f"{name}(max_norm={c.max_norm:g}) fired: norm {self.before:.4f} → {self.after:.4f}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"calls": len(self.calls), "fired": self.fired, "norm_before": self.before, "norm_after": self.after,
+        return {"calls": len(self.calls), "fired": self.fired, "inferred": self.inferred, "norm_before": self.before, "norm_after": self.after,
                 "max_norm": self.calls[-1].max_norm, "kind": self.calls[-1].kind, "problem": self.problem,
                 "where": self.calls[-1].where}
 
@@ -271,6 +293,16 @@ def clamp_like(ref: torch.Tensor, clips: Sequence[Clip], names: Sequence[tuple[s
                 out[start:start + numel].clamp_(-c.max_norm, c.max_norm)
         start += numel
     return out
+
+
+def _round(x: float) -> float | None:
+    """``x`` as a number of two significant digits (0.1, 1.0, 5.0, 0.25) when it is one within
+    1e-4 relative (what a norm clip leaves: max_norm · norm ÷ (norm + 1e-6)); else ``None``."""
+    if not (x > 0 and math.isfinite(x)):
+        return None
+    scale = 10 ** math.floor(math.log10(x))
+    value = round(x / scale, 1) * scale
+    return value if abs(x - value) <= 1e-4 * value else None
 
 
 # --------------------------------------------------------------------------- the verdict
@@ -322,7 +354,7 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
           accumulation_steps: int, tolerance_given: float | None = None,
           contributions: Callable[[Sequence[Sequence[float]]], list[torch.Tensor]] | None = None,
           unshifted_extra: int = 0, replicas: Sequence[int] | None = None, mixing: Sequence[str] = (),
-          step_gradient: torch.Tensor | None = None) -> Judgement:
+          step_gradient: torch.Tensor | None = None, unshifted_each: Sequence[int] | None = None) -> Judgement:
     """Judge the update ``trace`` recorded against ``big`` (see the module docstring).
 
     ``names``: ``(parameter name, numel)`` in vector order; ``items``: supervised items per
@@ -396,6 +428,24 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
             return Judgement(False, "clipping before unscale", None, what,
                              "call scaler.unscale_(optimizer) before clipping (MB-5)", c.where, rel, clip, evidence,
                              **base)
+    k, residual = scale_fit(pre, ref)
+    rescaled = math.isfinite(k) and residual <= tol
+    if rel > tol and rescaled and not clips and k > 1 and not precision.scaler and trace.backward_norms:
+        after = float(got.double().norm())
+        if after < trace.backward_norms[-1] * (1 - 1e-6) and _round(after):
+            # shrunk after the last backward to a round norm: a clip by a function not watched (fairseq's, apex's…)
+            clip = ClipSummary([Clip("norm", _round(after), 2.0, k * after, frozenset(n for n, _ in names),
+                                     step_backwards, False, trace.step_where[0])], k * after, after, inferred=True)
+            evidence["clip"] = clip.to_dict()
+            pre, rel = got * k, rel_error(got * k, ref)
+            evidence["rel_error"] = rel
+    if rel > tol and rescaled and abs(k - 1) <= BASE_TOLERANCE[torch.float32] and not (
+            unshifted_extra and abs(k * sum(items) - (sum(items) + unshifted_extra)) <= max(0.25, 0.002 * sum(items))):
+        what = (f"one optimizer step with the big-batch gradient times {1 / k:.9f}: a uniform factor that differs "
+                f"from 1 by {abs(1 / k - 1):.1e}, the rounding of a scale factor held in float32 (relative error "
+                f"{rel:.1e}, beyond {precision.label} rounding only through it)")
+        evidence["scale_factor_rounding"] = 1 / k
+        return Judgement(True, None, "tokens", what, "nothing to change", None, rel, clip, evidence, **base)
     if rel <= tol:
         what = (f"one optimizer step with the big-batch gradient ({'before clipping; ' if clip else ''}"
                 f"relative error {rel:.1e} ≤ {tol:.0e}, {precision.label})")
@@ -416,7 +466,7 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
                    "attend across their boundaries, a sample-mixing layer")
         return Judgement(False, "partition dependence", "tokens", what, fix, None, rel, clip, evidence, **base)
     found = explain(pre, ref, items=items, accumulation_steps=A, tol=tol, contributions=contributions,
-                    unshifted_extra=unshifted_extra, replicas=replicas)
+                    unshifted_extra=unshifted_extra, replicas=replicas, unshifted_each=unshifted_each)
     evidence["explained"] = found.evidence
     where, label = None, "at"
     if found.normalization == "last microbatch":
@@ -444,7 +494,7 @@ def judge_update(trace: LoopTrace, model: torch.nn.Module, group: Any, *, forwar
     verdict = judge(trace, big, names=names, items=group.items, accumulation_steps=group.size,
                     tolerance_given=tolerance_given, contributions=reference.contributions,
                     unshifted_extra=unshifted_rows(group), replicas=replicas, mixing=mixes_samples(model),
-                    step_gradient=step_gradient)
+                    step_gradient=step_gradient, unshifted_each=unshifted_rows_each(group))
     return verdict, reference, big
 
 

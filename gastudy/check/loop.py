@@ -562,7 +562,11 @@ def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: 
     if not verdict.passed:
         _measure_wrong_gradient(detectors, verdict, report, group)
     else:
-        _check_rest_of_update(detectors, report, run.leftover, run.scheduler_steps, group.size)
+        zeroes_first = any(e.backward == 0 for e in run.trace.of("zero_grad"))
+        _check_rest_of_update(detectors, report, run.leftover and not zeroes_first, run.scheduler_steps, group.size)
+        if run.leftover and zeroes_first:
+            notes.append("the gradients stay allocated after the update (the loop zeroes them before its first "
+                         "backward, which is right); zero_grad(set_to_none=True) after the step would free them sooner")
     return report
 
 
@@ -662,6 +666,10 @@ def _rest_of_update(detectors: _Detectors, leftover: bool, sched_steps: int | No
     memory. Returns ``(symptom or None, message, verdict)``; when passed the message is a suffix."""
     if leftover:
         verdict = detectors.run(diagnose_ineffective_accumulation)
+        if verdict is not None and not verdict.fired:  # zeroed somewhere gastudy does not watch: two updates agree
+            detectors.notes.append("the gradients stay allocated after the update; two updates in a row show nothing "
+                                   "leaking from one into the next")
+            return None, "", verdict
         message = ("the gradient was right, but the gradients were not zeroed after the update: the next group's "
                    "gradient will contain this one's — call optimizer.zero_grad() after optimizer.step()")
         return ("ineffective accumulation", message if verdict is None else f"{message}. {verdict.message}", verdict)

@@ -283,9 +283,14 @@ class Reference:
 def unshifted_rows(group: Group) -> int:
     """Rows of a causal group whose *first* label is supervised: what a count without the causal
     shift adds to N (0 for other tasks and for ``shift_labels`` batches). Course: GA-5."""
+    return sum(unshifted_rows_each(group))
+
+
+def unshifted_rows_each(group: Group) -> list[int]:
+    """:func:`unshifted_rows` per microbatch."""
     if group.task != "causal":
-        return 0
-    return sum(int((mb["labels"][..., 0] != -100).sum()) for mb in group.microbatches if "shift_labels" not in mb)
+        return [0] * group.size
+    return [0 if "shift_labels" in mb else int((mb["labels"][..., 0] != -100).sum()) for mb in group.microbatches]
 
 
 def mixes_samples(model: nn.Module) -> list[str]:
@@ -297,4 +302,4 @@ def mixes_samples(model: nn.Module) -> list[str]:
 
 __all__ = ["BASE_TOLERANCE", "TOLERANCES", "BigBatch", "ComputePrecision", "Forward", "Reference", "default_forward",
            "flat_gradient", "join", "mixes_samples", "model_gradient", "output_logits", "precision_of",
-           "rel_error", "unflatten", "unshifted_rows", "vector_dtype"]
+           "rel_error", "unflatten", "unshifted_rows", "unshifted_rows_each", "vector_dtype"]

@@ -91,6 +91,7 @@ class LoopTrace:
     step_backward: list[int] = field(default_factory=list)
     backward_dtypes: list[torch.dtype] = field(default_factory=list)
     backward_where: list[str | None] = field(default_factory=list)
+    backward_norms: list[float] = field(default_factory=list)
     forward_autocast: list[torch.dtype | None] = field(default_factory=list)
     clips: list[Clip] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
@@ -165,6 +166,15 @@ def _describe(frame: Any) -> str:
         f": {line}" if line else "")
 
 
+def _grad_norm(parameters: list[torch.Tensor]) -> float:
+    """‖all gradients‖₂ (float64; NaN when they cannot be read as plain tensors)."""
+    try:
+        norms = [torch.linalg.vector_norm(p.grad.detach().double()) for p in parameters if p.grad is not None]
+        return float(torch.linalg.vector_norm(torch.stack(norms))) if norms else 0.0
+    except (RuntimeError, TypeError, NotImplementedError):
+        return math.nan
+
+
 # --------------------------------------------------------------------------- the wrappers
 class _Patches:
     """Attributes replaced for the block and put back afterwards (in reverse order)."""
@@ -229,11 +239,15 @@ def trace_loop(model: nn.Module, optimizer: torch.optim.Optimizer | None = None,
     # backward passes: the root's dtype is the precision the loss was computed in
     backward = torch.autograd.backward
 
+    parameters = list(model.parameters())
+
     def traced_backward(tensors, *args, **kwargs):
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
         trace.backward_dtypes.append(roots[0].dtype if roots else torch.float32)
         trace.backward_where.append(where())
-        return backward(tensors, *args, **kwargs)
+        out = backward(tensors, *args, **kwargs)
+        trace.backward_norms.append(_grad_norm(parameters))
+        return out
 
     patches.set(torch.autograd, "backward", traced_backward)
 

@@ -26,7 +26,8 @@ import dataclasses
 import random
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -126,7 +127,8 @@ def _copy_of(trainer: Any, model: nn.Module, output_dir: str, callback: Any) -> 
     return clone
 
 
-def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | None = None) -> LoopReport:
+def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | None = None, replicas: int = 1,
+                  timeout_s: float | None = None) -> LoopReport:
     """Run ONE accumulated update of your ``transformers.Trainer`` on a copy and check it (MB-10, MB-11).
 
     Args:
@@ -156,14 +158,45 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
     Trainer's settings (``loss_is_scaled_for_ga`` declared and in effect,
     ``model_accepts_loss_kwargs``, its ``num_items_in_batch``) and the measured numbers.
 
+    On D processes (``replicas=D``) pass a *factory* instead of a Trainer: a function of no
+    arguments, importable by worker processes (top level of a ``.py`` module), that builds your
+    Trainer; each of D local processes (gloo) builds it and runs one update as its own data
+    loader draws it (the Trainer's distributed sampler, its DDP, its
+    ``average_tokens_across_devices``), and the global update — every rank's microbatches — is
+    judged on rank 0 (``report.normalization == "per replica"`` when every rank divides by its
+    own token count).
+
     Never changes ``trainer``, its model, optimizer, state or callbacks, nor the global random
-    state (``train()`` seeds it; it is restored). Runs on one process. Raises ``TypeError`` for a
-    non-Trainer, ``ValueError`` without a model or training data, for an unknown ``task`` or a
-    multi-process Trainer, and :class:`gastudy.check.loop.TrainStepError` when the Trainer
-    raises during the update.
+    state (``train()`` seeds it; it is restored). Raises ``TypeError`` for a non-Trainer,
+    ``ValueError`` without a model or training data, for an unknown ``task``, a Trainer set up
+    for several processes (pass a factory and ``replicas``), or a factory that worker processes
+    cannot import, and :class:`gastudy.check.loop.TrainStepError` when the Trainer raises during
+    the update.
 
     Course: MB-10 (verify one update), MB-11 (the symptoms), GA-6 (``loss_is_scaled_for_ga``).
     """
+    if replicas != 1:
+        return _check_trainer_on_replicas(trainer, replicas, tolerance, task, timeout_s)
+    run = _one_update(trainer, task)
+    return _judged(run, tolerance)
+
+
+@dataclass
+class _TrainerUpdate:
+    """One update of a copy of the Trainer, as :func:`_one_update` saw it."""
+
+    trace: Any
+    step_gradient: torch.Tensor | None
+    batches: list[dict[str, torch.Tensor]]
+    num_items: int | None
+    task: str
+    template: nn.Module
+    notes: list[str]
+    settings: dict[str, Any]
+
+
+def _one_update(trainer: Any, task: str | None) -> _TrainerUpdate:
+    """Run ``trainer.train()`` for one update on a copy (see :func:`check_trainer`), watched."""
     from transformers import Trainer, TrainerCallback
 
     if not isinstance(trainer, Trainer):
@@ -175,9 +208,11 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
         raise ValueError("the Trainer has no train_dataset: check_trainer draws one update from it")
     if task is not None:
         check_task(task)
-    if getattr(trainer.args, "world_size", 1) > 1:
-        raise ValueError(f"check_trainer runs on one process; this Trainer is set up for "
-                         f"{trainer.args.world_size} (check it in a single-process run first)")
+    distributed = torch.distributed.is_available() and torch.distributed.is_initialized()
+    if getattr(trainer.args, "world_size", 1) > 1 and not distributed:
+        raise ValueError(f"this Trainer is set up for {trainer.args.world_size} processes: pass a function that "
+                         "builds it and replicas=… (check_trainer(make_trainer, replicas=2)), or check it on one "
+                         "process first")
 
     template = copy.deepcopy(trainer.accelerator.unwrap_model(trainer.model))
     notes: list[str] = []
@@ -226,33 +261,51 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
     batches, num_items = drawn[0]
     batches = [{k: v for k, v in mb.items() if isinstance(v, torch.Tensor)} for mb in batches]
     task = task or _task(template, batches[0])
-    ided, _ = with_sample_ids(batches)
-    group = build_group(0, ided, len(ided), task)
-    if group.supervised_items == 0:
-        raise ValueError("the update's microbatches hold no supervised item (every label is -100): there is no "
-                         "gradient to compare; check the collator's labels")
-    A, N = group.size, group.supervised_items
     hf_items = None if num_items is None else int(torch.as_tensor(num_items).reshape(-1)[0])
     effective = declared if declared is not None else ((accepts and num_items is not None)
                                                        or compute_loss_func is not None)
     evidence: dict[str, Any] = {
         "trainer": type(trainer).__name__, "gradient_accumulation_steps": A_configured,
-        "per_device_train_batch_size": trainer.args.per_device_train_batch_size, "items": group.items, "task": task,
+        "per_device_train_batch_size": trainer.args.per_device_train_batch_size, "task": task,
         "num_items_in_batch": hf_items, "model_accepts_loss_kwargs": accepts,
         "loss_is_scaled_for_ga": declared, "loss_is_scaled_for_ga_in_effect": bool(effective),
         "compute_loss_overridden": type(trainer).compute_loss is not Trainer.compute_loss,
         "compute_loss_func": compute_loss_func is not None, "current_gradient_accumulation_steps": current_A,
         "max_grad_norm": trainer.args.max_grad_norm,
     }
-    if hf_items is not None and hf_items != N:
-        notes.append(f"the Trainer counted num_items_in_batch = {hf_items} supervised items; gastudy counts N = {N} "
-                     "(causal labels after the shift, -100 never counts)")
     step_gradient = flat_gradient(trace.steps[0].gradients, run_model) if len(trace.steps) == 1 else None
-    verdict, _, _ = judge_update(trace, copy.deepcopy(template), group, tolerance_given=tolerance,
-                                 step_gradient=step_gradient)
-    subject = f"{type(trainer).__name__} (gradient_accumulation_steps={A_configured})"
+    for record in trace.steps:
+        record.gradients = {}
+    trace.__dict__.pop("watch_optimizer", None)  # a closure: not sent between processes
+    return _TrainerUpdate(trace, step_gradient, batches, hf_items, task, template, notes, evidence)
+
+
+def _judged(run: _TrainerUpdate, tolerance: float | None, others: list[_TrainerUpdate] = ()) -> LoopReport:
+    """The kernel's verdict on ``run`` (and, on D processes, the other ranks' ``others``: the
+    global update is every rank's microbatches, in rank order)."""
+    runs = [run, *others]
+    ided, _ = with_sample_ids([mb for r in runs for mb in r.batches])
+    group = build_group(0, ided, len(ided), run.task)
+    if group.supervised_items == 0:
+        raise ValueError("the update's microbatches hold no supervised item (every label is -100): there is no "
+                         "gradient to compare; check the collator's labels")
+    owner = [rank for rank, r in enumerate(runs) for _ in r.batches] if others else None
+    A, N, notes = group.size, group.supervised_items, list(run.notes)
+    evidence = {**run.settings, "items": group.items}
+    counted = run.num_items  # with average_tokens_across_devices every rank holds the global count
+    if others:
+        evidence["num_items_in_batch_per_rank"] = [r.num_items for r in runs]
+    if counted is not None and counted != N:
+        notes.append(f"the Trainer counted num_items_in_batch = {counted} supervised items; gastudy counts N = {N} "
+                     "(causal labels after the shift, -100 never counts" + (", over every replica)" if others else ")"))
+    verdict, _, _ = judge_update(run.trace, copy.deepcopy(run.template), group, tolerance_given=tolerance,
+                                 step_gradient=run.step_gradient, replicas=owner)
+    subject = (f"{evidence['trainer']} (gradient_accumulation_steps={evidence['gradient_accumulation_steps']}"
+               + (f", {len(runs)} processes)" if others else ")"))
     report = LoopReport.from_judgement(verdict, microbatches=A, samples=group.samples, supervised_items=N,
-                                       subject=subject, notes=notes, evidence=evidence)
+                                       subject=subject, notes=notes, evidence=evidence,
+                                       replicas=len(runs))
+    effective, hf_items = evidence["loss_is_scaled_for_ga_in_effect"], evidence["num_items_in_batch"]
     if verdict.passed:
         report.message = (f"{report.message}: the loss is summed over tokens ÷ num_items_in_batch = {hf_items} and "
                           f"{'not ' if effective else ''}divided again by A")
@@ -261,6 +314,39 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
         if hint:
             report.message = f"{verdict.what} — {hint}"
     return report
+
+
+def trainer_worker(make_trainer: Callable[[], Any], task: str | None) -> dict[str, Any]:
+    """One rank of ``check_trainer(make_trainer, replicas=D)``: build the Trainer, run one update,
+    gather every rank's :class:`_TrainerUpdate` on rank 0 (returned there)."""
+    import torch.distributed as dist
+
+    run = _one_update(make_trainer(), task)
+    everyone: list[Any] = [None] * dist.get_world_size()
+    dist.all_gather_object(everyone, run)
+    return {"runs": everyone} if dist.get_rank() == 0 else {}
+
+
+def _check_trainer_on_replicas(make_trainer: Any, replicas: int, tolerance: float | None, task: str | None,
+                               timeout_s: float | None) -> LoopReport:
+    from transformers import Trainer
+
+    from gastudy.parallel.launch import LaunchTimeout, WorkerError, check_importable, run_local
+
+    if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 1:
+        raise ValueError(f"replicas must be a positive int (the number of processes), got {replicas!r}")
+    if isinstance(make_trainer, Trainer) or not callable(make_trainer):
+        raise TypeError("with replicas, pass a function that builds your Trainer (each process builds its own), "
+                        f"not {type(make_trainer).__name__}: check_trainer(make_trainer, replicas={replicas})")
+    check_importable(make_trainer)
+    try:
+        ranks = run_local(trainer_worker, replicas, make_trainer, task, timeout=float(timeout_s or 180.0))
+    except WorkerError as err:
+        raise TrainStepError(f"rank {err.rank}: {err.failures[err.rank].message}") from err
+    except LaunchTimeout as err:
+        raise TrainStepError(f"the {replicas}-process check did not finish within {timeout_s or 180.0:g} s") from err
+    runs = ranks[0]["runs"]
+    return _judged(runs[0], tolerance, runs[1:])
 
 
 def _trainer_hint(symptom: str | None, normalization: str | None, explained: dict, ev: dict) -> str | None:
