@@ -7,6 +7,7 @@ never touch the caller's model, optimizer or batches.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -440,11 +441,19 @@ def test_cli_json_error_is_one_object_with_the_exit_status(user_file, capsys):
     ("{file}:NOT_A_FUNCTION", [], "is not callable (it is of type int)"),
     ("{file}:broken", [], "train_step raised RuntimeError: boom (at my_loop.py:20 in broken: raise RuntimeError(\"boom\"))"),
     ("{file}", ["--model", "gpt-5"], "unknown model 'gpt-5'; choose one of tiny-gpt, ln-mlp, bn-mlp, mlp"),
-    ("{file}", ["-A", "0"], "--accumulation-steps must be at least 1, got 0"),
+    ("{file}", ["-A", "0"], "argument --accumulation-steps/-A: must be from 1 to 4096, got 0"),
+    ("{file}", ["-m", "1000", "-A", "1000"], "m × A × D = 1000 × 1000 × 1 = 1000000 samples"),
+    ("{file}", ["--seed", "-1"], "argument --seed: must be from 0"),
 ])
 def test_cli_bad_input_exits_2_with_one_message(user_file, capsys, target, extra, message):
     target = target.format(dir=user_file.parent, file=user_file)
-    assert main(["check-loop", target, *extra]) == 2
+    with pytest.raises(SystemExit) if "argument" in message else contextlib.nullcontext() as usage:
+        assert main(["check-loop", target, *extra]) == 2
+    if usage is not None:
+        assert usage.value.code == 2
+        out, err = capsys.readouterr()
+        assert out == "" and message in err
+        return
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "Traceback" not in err
     assert message.format(dir=user_file.parent) in err
@@ -456,3 +465,102 @@ def test_cli_bad_input_exits_2_with_one_message(user_file, capsys, target, extra
 def test_cli_default_function_name_is_train_step(user_file, capsys):
     assert main(["check-loop", str(user_file), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["passed"] is True
+
+
+HOSTILE_FILE = textwrap.dedent('''
+    import os
+    import sys
+    import time
+
+    import torch
+    import torch.nn.functional as F
+
+    def right(model, optimizer, microbatches):
+        N = sum(int((mb["labels"][:, 1:] != -100).sum()) for mb in microbatches)
+        for mb in microbatches:
+            logits = model(input_ids=mb["input_ids"], attention_mask=mb["attention_mask"]).logits[:, :-1]
+            (F.cross_entropy(logits.flatten(0, 1), mb["labels"][:, 1:].flatten(), reduction="sum") / N).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+    def exits(model, optimizer, microbatches):
+        sys.exit(0)
+
+    def hard_exit(model, optimizer, microbatches):
+        os._exit(0)
+
+    def spins(model, optimizer, microbatches):
+        while True:
+            time.sleep(0.01)
+
+    def hoards(model, optimizer, microbatches):
+        kept = []
+        while True:
+            kept.append(torch.ones(2**24))
+
+    def interrupts(model, optimizer, microbatches):
+        raise KeyboardInterrupt
+
+    def grad_off(model, optimizer, microbatches):
+        right(model, optimizer, microbatches)
+        torch.set_grad_enabled(False)
+
+    class Odd:
+        def __float__(self):
+            raise ZeroDivisionError("no float here")
+
+    def odd_loss(model, optimizer, microbatches):
+        right(model, optimizer, microbatches)
+        return Odd()
+
+    def ddp_right(model, optimizer, microbatches):
+        import contextlib
+
+        import torch.distributed as dist
+        n = torch.tensor(sum(int((mb["labels"][:, 1:] != -100).sum()) for mb in microbatches))
+        dist.all_reduce(n)
+        for i, mb in enumerate(microbatches):
+            with model.no_sync() if i < len(microbatches) - 1 else contextlib.nullcontext():
+                logits = model(input_ids=mb["input_ids"], attention_mask=mb["attention_mask"]).logits[:, :-1]
+                s = F.cross_entropy(logits.flatten(0, 1), mb["labels"][:, 1:].flatten(), reduction="sum")
+                (s * dist.get_world_size() / int(n)).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+''')
+
+
+@pytest.fixture()
+def hostile_file(tmp_path):
+    path = tmp_path / "hostile_loops.py"
+    path.write_text(HOSTILE_FILE)
+    return path
+
+
+@pytest.mark.parametrize("function, extra, code, message", [
+    ("exits", [], 1, "called sys.exit(0) during the check"),
+    ("hard_exit", [], 1, "exited with status 0 before a verdict"),
+    ("spins", ["--timeout", "8"], 1, "did not finish within 8 s"),
+    ("hoards", ["--memory-limit", "1.5"], 1, "used more than 1.5 GB of memory"),
+    ("interrupts", [], 1, "raised KeyboardInterrupt during the check"),
+])
+def test_cli_a_train_step_that_exits_hangs_or_hoards_is_a_failure_never_a_pass(hostile_file, function, extra, code,
+                                                                               message):
+    result = run_cli(f"{hostile_file}:{function}", "--json", *extra)
+    assert result.returncode == code, (result.stdout, result.stderr)
+    payload = json.loads(result.stdout)
+    assert payload["exit"] == code and message in payload["error"], payload
+
+
+@pytest.mark.parametrize("function", ["grad_off", "odd_loss"])
+def test_cli_a_step_that_leaves_grad_mode_off_or_returns_an_odd_loss_is_still_checked(hostile_file, function):
+    result = run_cli(f"{hostile_file}:{function}", "--json")
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    assert json.loads(result.stdout)["passed"] is True
+
+
+@pytest.mark.slow
+def test_cli_replicas_runs_your_ddp_step_on_two_processes(hostile_file):
+    result = run_cli(f"{hostile_file}:ddp_right", "--replicas", "2", "--json")
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    payload = json.loads(result.stdout)
+    assert payload["passed"] and payload["replicas"] == 2 and payload["evidence"]["allreduce_backwards"] == [1, 1]

@@ -523,7 +523,7 @@ def watched_update(model: nn.Module, make_optimizer: OptimizerFactory, scheduler
     code = getattr(train_step, "__globals__", None)
     with trace_loop(run_model, run_opt, user_files=[source_file(train_step) or ""],
                     user_globals=[code] if isinstance(code, dict) else [], track_applied=False) as trace, \
-            warnings.catch_warnings():
+            warnings.catch_warnings(), torch.enable_grad():  # grad mode is put back even if the step turns it off
         warnings.simplefilter("ignore")
         update_fn(given, run_opt, run_sched, group)
     sched_steps = run_sched.last_epoch - epoch if run_sched is not None and epoch is not None else None
@@ -541,8 +541,9 @@ def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: 
     ``model``) as a :class:`LoopReport`; then the detectors (when ``update_fn`` is given and
     ``diagnose``): the symptom measured, or the rest of a right update checked."""
     ref_model, _ = _copy_for_check(model)
-    verdict, _, big = judge_update(run.trace, ref_model, group, forward=forward, tolerance_given=tolerance,
-                                   step_gradient=run.step_gradient, replicas=replicas)
+    with torch.enable_grad():
+        verdict, _, big = judge_update(run.trace, ref_model, group, forward=forward, tolerance_given=tolerance,
+                                       step_gradient=run.step_gradient, replicas=replicas)
     del ref_model
     if not big.joined and group.size > 1:
         notes.append("the batches could not be joined into one: the big batch was summed microbatch by microbatch "
@@ -595,8 +596,8 @@ def update_function(train_step: TrainStep, sched_param: str | None, drop_ids: bo
                                  "microbatches", where) from err
         try:
             return float(out)
-        except (TypeError, ValueError, RuntimeError):
-            return math.nan  # the detectors only compare logged losses when there is one
+        except Exception:  # None, a dict, an object whose __float__ raises: the logged loss is optional
+            return math.nan
 
     return update_fn
 

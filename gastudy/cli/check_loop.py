@@ -2,32 +2,46 @@
 
 A thin command over :func:`gastudy.check.loop.check_loop`: the file is imported, the function
 gets a course model (``--model``, :func:`~gastudy.core.models.build_model`) and the course's
-variable-length data (:func:`gastudy.check.verify.controlled_microbatches`). What the function
-receives and the exit status are in :data:`DESCRIPTION` (the ``--help`` text).
+variable-length data (:func:`gastudy.check.verify.controlled_microbatches`). Your code runs in a
+child process with a time limit and a memory limit: a ``sys.exit``, an ``os._exit``, a signal,
+a hang or a memory blow-up is a clear failure, never a pass. What the function receives and
+the exit status are in :data:`DESCRIPTION` (the ``--help`` text).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
+import multiprocessing
 import os
 import sys
+import time
 from typing import Any
 
-from gastudy.cli.options import emit, fail
+from gastudy.cli.options import MAX_REPLICAS, MAX_SEED, emit, fail, real, whole
 from gastudy.core.models import MODEL_NAMES
+
+MAX_SAMPLES = 4096  # m × A × D: one update of a few samples is what a check needs
+DEFAULT_TIMEOUT_S = 300.0
+DEFAULT_MEMORY_GB = 8.0
 
 DESCRIPTION = """\
 Runs your train_step(model, optimizer, microbatches) -- ONE accumulated update -- once on a copy
 of a course model, with the first A microbatches of m variable-length addition problems, and
-compares the gradient at optimizer.step with the big batch of the same samples.
+compares the gradient at optimizer.step with the big batch of the same samples (in the precision
+your loop computes in; your clipping and GradScaler are seen and allowed for).
 
 Each microbatch is a dict: input_ids, attention_mask, labels (-100 = not supervised; causal:
 position i predicts token i+1) and sample_ids (not a model input) for tiny-gpt; inputs, labels
 and sample_ids for the MLPs. tiny-gpt returns an object with .logits, the MLPs the logits.
-The file is imported (its `if __name__ == "__main__":` block does not run).
+With --replicas D the function runs on D local processes, each with the model wrapped in
+DistributedDataParallel and its own A microbatches (use no_sync / all-reduce the token count
+there). The file is imported (its `if __name__ == "__main__":` block does not run), in a child
+process stopped after --timeout seconds or --memory-limit GB.
 
-exit status: 0 passed, 1 failed (the symptom is named), 2 bad input."""
+exit status: 0 passed, 1 failed (the symptom is named; also when your code exits, is killed,
+hangs or runs out of memory), 2 bad input."""
 
 
 class BadInput(Exception):
@@ -36,20 +50,27 @@ class BadInput(Exception):
 
 def load_function(spec: str) -> Any:
     """``path/to/file.py:name`` (``:train_step`` when omitted) → the function. Raises
-    :class:`BadInput` naming the file, the function, or what the file defines instead."""
+    :class:`BadInput` naming the file, the function, or what the file defines instead.
+
+    The file is imported under its own name (``my_loop`` for ``my_loop.py``, its folder first on
+    ``sys.path``) so that worker processes can import it again; a name that another module
+    already uses gets a private one."""
     path, _, name = spec.rpartition(":") if ":" in os.path.basename(spec) else (spec, "", "")
     name = name or "train_step"
     if not path:
         raise BadInput(f"give the file and the function as path/to/file.py:{name}")
     if not os.path.isfile(path):
         raise BadInput(f"no such file: {path}")
-    module_name = "_gastudy_user_" + "".join(c if c.isalnum() else "_" for c in os.path.abspath(path))
+    folder = os.path.dirname(os.path.abspath(path))
+    stem = os.path.splitext(os.path.basename(path))[0]
+    module_name = stem if stem.isidentifier() and stem not in sys.modules and \
+        importlib.util.find_spec(stem) is None else \
+        "_gastudy_user_" + "".join(c if c.isalnum() else "_" for c in os.path.abspath(path))
     module_spec = importlib.util.spec_from_file_location(module_name, path)
     if module_spec is None or module_spec.loader is None:
         raise BadInput(f"cannot load {path} as Python (is it a .py file?)")
     module = importlib.util.module_from_spec(module_spec)
-    folder = os.path.dirname(os.path.abspath(path))
-    sys.path.insert(0, folder)  # the file's own imports of its neighbours work
+    sys.path.insert(0, folder)  # the file's own imports of its neighbours work (and workers find it)
     sys.modules[module_name] = module
     try:
         module_spec.loader.exec_module(module)
@@ -58,8 +79,6 @@ def load_function(spec: str) -> Any:
                        "if __name__ == '__main__':") from err
     except BaseException as err:  # a broken file is bad input, reported in one line
         raise BadInput(f"{path} failed to load: {type(err).__name__}: {err}") from err
-    finally:
-        sys.path.remove(folder)
     if not hasattr(module, name):
         defined = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")
                          and getattr(v, "__module__", None) == module_name)
@@ -71,29 +90,124 @@ def load_function(spec: str) -> Any:
     return fn
 
 
-def cmd_check_loop(args: argparse.Namespace) -> int:
+def run_check(settings: dict[str, Any]) -> dict[str, Any]:
+    """In the child: load the function, build the model and data, run the check. Returns
+    ``{"report": dict, "text": str, "passed": bool}`` or ``{"error": str, "exit": 1|2}``."""
     from gastudy.check.loop import TrainStepError, check_loop
     from gastudy.check.verify import controlled_microbatches
     from gastudy.core.models import build_model
 
+    try:
+        train_step = load_function(settings["target"])
+        m, A, D = settings["micro_batch"], settings["accumulation_steps"], settings["replicas"]
+        batches = [mb for r in range(D) for mb in controlled_microbatches(
+            settings["model"], m, A, settings["collate"], settings["seed"], replicas=D, rank=r)]
+        report = check_loop(train_step, build_model(settings["model"], seed=settings["seed"]), batches,
+                            replicas=D, timeout_s=settings["timeout"])
+    except BadInput as err:
+        return {"error": str(err), "exit": 2}
+    except TrainStepError as err:
+        return {"error": str(err), "exit": 2}
+    except (TypeError, ValueError) as err:
+        return {"error": f"cannot check {settings['target']}: {err}", "exit": 2}
+    return {"report": report.to_dict(), "text": str(report), "passed": report.passed}
+
+
+def _child(settings: dict[str, Any], connection: Any) -> None:
+    """The child process: :func:`run_check`, its answer sent back; whatever the user's code
+    raises — SystemExit and KeyboardInterrupt included — becomes a failure, not a pass."""
+    import torch
+
+    torch.set_num_threads(max(1, (os.cpu_count() or 2) // 2))
+    try:
+        answer = run_check(settings)
+    except SystemExit as err:
+        answer = {"error": f"{settings['target']} called sys.exit({err.code!r}) during the check: a train step must "
+                           "return after its update, not end the program", "exit": 1}
+    except KeyboardInterrupt:
+        answer = {"error": f"{settings['target']} raised KeyboardInterrupt during the check", "exit": 1}
+    except BaseException as err:  # anything else the user's code raised that the check did not wrap
+        answer = {"error": f"{settings['target']} raised {type(err).__name__}: {err}", "exit": 1}
+    connection.send(answer)
+    connection.close()
+
+
+def _rss_bytes(pid: int) -> int:
+    """Resident memory of process ``pid`` and its children (Linux ``/proc``; 0 elsewhere)."""
+    from pathlib import Path
+
+    try:
+        pids = [pid, *(int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
+    except OSError:
+        return 0
+    total = 0
+    for p in pids:
+        try:
+            status = Path(f"/proc/{p}/status").read_text()
+        except OSError:
+            continue
+        total += sum(int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS:"))
+    return total
+
+
+def isolated_check(settings: dict[str, Any]) -> dict[str, Any]:
+    """:func:`run_check` in a spawned child stopped after ``settings["timeout"]`` seconds or above
+    ``settings["memory_gb"]`` GB of resident memory. An answer, or ``{"error", "exit": 1}`` for
+    a child that exited, was killed, hung or ran out of memory without one."""
+    context = multiprocessing.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(settings, send))  # not a daemon: --replicas starts workers
+    child.start()
+    send.close()
+    deadline, limit = time.monotonic() + settings["timeout"], settings["memory_gb"] * 2**30
+    try:
+        while True:
+            if receive.poll(0.2):
+                try:
+                    answer = receive.recv()
+                except EOFError:
+                    answer = None
+                child.join(5)
+                if answer is not None:
+                    return answer
+                break
+            if not child.is_alive():
+                break
+            if time.monotonic() > deadline:
+                return {"error": f"the check of {settings['target']} did not finish within {settings['timeout']:g} s "
+                                 "(an endless loop or a wait in train_step? raise --timeout for a slow model)",
+                        "exit": 1}
+            if limit and _rss_bytes(child.pid) > limit:
+                return {"error": f"the check of {settings['target']} used more than {settings['memory_gb']:g} GB of "
+                                 "memory and was stopped (raise --memory-limit, or look for what train_step keeps)",
+                        "exit": 1}
+    except KeyboardInterrupt:
+        return {"error": "interrupted (SIGINT): the check was stopped", "exit": 130}
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join(5)
+    code = child.exitcode
+    how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
+    return {"error": f"the check's process {how} before a verdict: {settings['target']} ended the process "
+                     "(os._exit, a crash or a signal); a train step must return after its update", "exit": 1}
+
+
+def cmd_check_loop(args: argparse.Namespace) -> int:
     if args.model not in MODEL_NAMES:
         return fail(args, f"unknown model {args.model!r}; choose one of {', '.join(MODEL_NAMES)}")
-    for flag, value in (("--micro-batch", args.micro_batch), ("--accumulation-steps", args.accumulation_steps)):
-        if value < 1:
-            return fail(args, f"{flag} must be at least 1, got {value}")
-    try:
-        train_step = load_function(args.target)
-        batches = controlled_microbatches(args.model, args.micro_batch, args.accumulation_steps, args.collate,
-                                          args.seed)
-        report = check_loop(train_step, build_model(args.model, seed=args.seed), batches)
-    except BadInput as err:
-        return fail(args, str(err))
-    except TrainStepError as err:
-        return fail(args, str(err))
-    except (TypeError, ValueError) as err:
-        return fail(args, f"cannot check {args.target}: {err}")
-    emit(args, report.to_dict(), str(report))
-    return 0 if report.passed else 1
+    samples = args.micro_batch * args.accumulation_steps * args.replicas
+    if samples > MAX_SAMPLES:
+        return fail(args, f"m × A × D = {args.micro_batch} × {args.accumulation_steps} × {args.replicas} = {samples} "
+                          f"samples; a check needs one update of a few: keep it at most {MAX_SAMPLES}")
+    settings = {"target": args.target, "model": args.model, "micro_batch": args.micro_batch,
+                "accumulation_steps": args.accumulation_steps, "collate": args.collate, "seed": args.seed,
+                "replicas": args.replicas, "timeout": args.timeout, "memory_gb": args.memory_limit}
+    answer = isolated_check(settings)
+    if "error" in answer:
+        return fail(args, answer["error"], answer["exit"])
+    emit(args, answer["report"], answer["text"])
+    return 0 if answer["passed"] else 1
 
 
 def add_check_loop_parser(sub: argparse._SubParsersAction) -> None:
@@ -103,9 +217,16 @@ def add_check_loop_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("target", metavar="FILE.py:FUNCTION",
                    help="your train_step(model, optimizer, microbatches), e.g. my_loop.py:train_step")
     p.add_argument("--model", default="tiny-gpt", help=f"one of {', '.join(MODEL_NAMES)}")
-    p.add_argument("--micro-batch", "-m", type=int, default=2, help="m: samples per microbatch")
-    p.add_argument("--accumulation-steps", "-A", type=int, default=4, help="A: microbatches per update")
+    p.add_argument("--micro-batch", "-m", type=whole(1, MAX_SAMPLES), default=2, help="m: samples per microbatch")
+    p.add_argument("--accumulation-steps", "-A", type=whole(1, MAX_SAMPLES), default=4,
+                   help="A: microbatches per update (per replica)")
+    p.add_argument("--replicas", "-D", type=whole(1, min(MAX_REPLICAS, 8)), default=1,
+                   help="D: local processes, each with the model in DDP (default 1)")
     p.add_argument("--collate", default="padded", choices=("padded", "packed"))
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=whole(0, MAX_SEED), default=0)
+    p.add_argument("--timeout", type=real(0.0, maximum=24 * 3600.0), default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                   help=f"stop the check after this long (default {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--memory-limit", type=real(0.0, maximum=4096.0), default=DEFAULT_MEMORY_GB, metavar="GB",
+                   help=f"stop the check above this resident memory (default {DEFAULT_MEMORY_GB:g})")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_check_loop)
