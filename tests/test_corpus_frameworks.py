@@ -4,10 +4,11 @@ The loops (tests/corpus/frameworks.py) run the REAL installed libraries on the m
 optimizer check_loop gives them: an ``Accelerator`` with ``accelerator.prepare``, a
 ``lightning.pytorch.Trainer(accumulate_grad_batches=A)`` with ``trainer.fit``, a
 ``lightning.Fabric`` with ``fabric.setup``. Each test asserts the verdict an expert gives (passed,
-or the symptom and the normalization); where check_loop gives another, the test is
-``xfail(strict=True)`` with the reason, so that a fix shows up as an XPASS. The expert verdicts
-that check_loop misses are established without gastudy as well (the "ground truth" tests: the
-update the loop really applied, read from the weights after one plain-SGD step).
+or the symptom and the normalization). The expert verdicts are established without gastudy as
+well (the "ground truth" tests: the update the loop really applied, read from the weights after
+one plain-SGD step). This corpus found that a backward run inside ``optimizer.step(closure)`` —
+how Lightning's automatic optimization runs the last microbatch and its clipping — was judged
+before the closure ran; the gradient is now captured after it.
 
 A = 4 microbatches of m = 2 tiny samples, tiny float32 Hugging Face models, seeds fixed.
 """
@@ -154,27 +155,18 @@ def test_check_loop_sees_lightnings_single_step(gpt2, fixed):
     assert report.optimizer_steps == 1 and report.microbatches == 4
 
 
-CLOSURE = ("check_loop false alarm: Lightning's automatic optimization runs the LAST microbatch's "
-           "training_step and backward (and then the gradient clipping) INSIDE optimizer.step(closure) "
-           "(plugins/precision/precision.py optimizer_step → _wrap_closure); check_loop captures the gradient "
-           "in a step PRE-hook (gastudy/check/steps.py record_steps), i.e. before the closure has run, so it "
-           "judges the gradient of the first A-1 microbatches ('wrong gradient', ~48% off) and records the "
-           "clip as after the step (report.clip None)")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=CLOSURE)
 def test_lightning_trainer_passes_on_fixed_lengths(gpt2, fixed):
     report = check_loop(fw.lightning_trainer(), gpt2, fixed)
     assert report.passed and report.normalization == "tokens", str(report)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=CLOSURE)
 def test_lightning_trainer_on_variable_lengths_is_the_steps_normalization(gpt2, variable):
     report = check_loop(fw.lightning_trainer(), gpt2, variable)
     assert report.symptom == "partition dependence" and report.normalization == "steps", str(report)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=CLOSURE)
 def test_lightning_gradient_clip_val_fires_and_passes(gpt2, fixed):
     report = check_loop(fw.lightning_trainer(gradient_clip_val=1.0), gpt2, fixed, diagnose=False)
     assert report.clip is not None and report.clip["fired"], str(report)
@@ -207,8 +199,6 @@ def test_the_closure_loop_is_right(gpt2, variable):
     assert fw.rel(applied, fw.big_batch_gradient(gpt2, variable)) < 1e-5
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="check_loop false alarm: the gradient is captured in the step pre-hook, "
-                   "before optimizer.step runs the closure with the last microbatch's backward")
 def test_a_backward_in_the_step_closure_is_seen(gpt2, variable):
     report = check_loop(closure_on_the_last_microbatch, gpt2, variable, diagnose=False)
     assert report.passed, str(report)

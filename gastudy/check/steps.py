@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -71,11 +71,14 @@ class StepRecord:
 
 
 @contextlib.contextmanager
-def record_steps(model: nn.Module, optimizer: torch.optim.Optimizer, *,
-                 track_applied: bool = True) -> Iterator[list[StepRecord]]:
+def record_steps(model: nn.Module, optimizer: torch.optim.Optimizer, *, track_applied: bool = True,
+                 on_record: Callable[[], None] | None = None) -> Iterator[list[StepRecord]]:
     """Record every ``optimizer.step`` inside the block as a :class:`StepRecord`.
 
-    The gradients are copied in a step pre-hook. With ``track_applied`` the parameters are
+    The gradients are copied in a step pre-hook — or, when the step is given a closure
+    (``optimizer.step(closure)``, as Lightning runs the last microbatch's forward and backward
+    and its clipping), right after the closure returns, so that they are what the optimizer
+    consumes. ``on_record`` is called at that moment. With ``track_applied`` the parameters are
     also copied before each step and compared after it (a post-hook), so ``applied`` says
     whether the step changed any parameter; turn it off to save one copy of the weights per
     step. A step that a gradient scaler skips never calls ``optimizer.step`` and is not
@@ -85,11 +88,28 @@ def record_steps(model: nn.Module, optimizer: torch.optim.Optimizer, *,
     before: list[torch.Tensor] = []
     shapes = _shapes(model)
 
-    def pre(_opt, _args, _kwargs):
+    def capture() -> None:
         if track_applied:
             before[:] = [p.detach().clone() for p in model.parameters()]
         grads = {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
         records.append(StepRecord(grads, shapes))
+        if on_record is not None:
+            on_record()
+
+    def pre(_opt, args, kwargs):  # args: (the optimizer, *what step was called with)
+        closure = kwargs.get("closure", args[1] if len(args) > 1 else None)
+        if not callable(closure):
+            capture()
+            return None
+
+        def closure_then_capture():
+            out = closure()
+            capture()
+            return out
+
+        if "closure" in kwargs:
+            return args, {**kwargs, "closure": closure_then_capture}
+        return (args[0], closure_then_capture, *args[2:]), kwargs
 
     def post(_opt, _args, _kwargs):
         records[-1].applied = any(not torch.equal(p, q) for p, q in zip(model.parameters(), before))

@@ -350,14 +350,11 @@ def trace_loop(model: nn.Module, optimizer: torch.optim.Optimizer | None = None,
     def watch(opt: torch.optim.Optimizer) -> None:
         nonlocal optimizer
         optimizer = opt
-        steps = stack.enter_context(record_steps(model, opt, track_applied=track_applied))
-        trace.steps = steps
-
-        def pre_step(_opt, _args, _kwargs):
-            trace.step_where.append(where())
+        def recorded() -> None:  # the gradients were copied: where, and after how many backward passes
+            trace.step_where.append(_where(files, skip=3))
             trace.step_backward.append(trace.backwards)
 
-        stack.callback(opt.register_step_pre_hook(pre_step).remove)
+        trace.steps = stack.enter_context(record_steps(model, opt, track_applied=track_applied, on_record=recorded))
 
     trace.watch_optimizer = watch  # type: ignore[attr-defined]
     try:
