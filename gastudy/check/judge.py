@@ -32,7 +32,9 @@ from gastudy.check.reference import (
     ComputePrecision,
     Forward,
     Reference,
+    dot,
     mixes_samples,
+    norm,
     precision_of,
     rel_error,
     unshifted_rows,
@@ -70,12 +72,11 @@ def tolerance(precision: ComputePrecision, floor: float | None, given: float | N
 def scale_fit(g: torch.Tensor, ref: torch.Tensor) -> tuple[float, float]:
     """Fit ``g ≈ ref / k``: returns ``(k, residual)`` with k = ‖ref‖² ÷ ⟨ref, g⟩ and the relative
     residual ‖g − ref/k‖ ÷ ‖g‖ (0 for an exact rescaling; ``(inf, 1.0)`` when g ⟂ ref or g = 0)."""
-    g64, r64 = g.double(), ref.double()
-    dot = float(torch.dot(r64, g64))
-    if dot <= 0 or float(g64.norm()) == 0:
+    inner, g_norm, r_norm = dot(ref, g), norm(g), norm(ref)
+    if inner <= 0 or g_norm == 0:
         return math.inf, 1.0
-    s = dot / float(r64.norm()) ** 2
-    return 1.0 / s, float((g64 - s * r64).norm() / g64.norm())
+    s = inner / r_norm ** 2
+    return 1.0 / s, norm(g, ref, s) / g_norm
 
 
 def times(k: float) -> str:
@@ -400,7 +401,7 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
     clips = [c for c in trace.clips if c.backward <= step_backwards]
     clip = None
     if clips:
-        clip = ClipSummary(clips, next((c.norm for c in clips if c.norm is not None), None), float(got.double().norm()))
+        clip = ClipSummary(clips, next((c.norm for c in clips if c.norm is not None), None), norm(got))
         evidence["clip"] = clip.to_dict()
     pre = unclip(got, clips, names)
     ref = clamp_like(big.gradient, clips, names) if any(c.kind == "value" for c in clips) else big.gradient
@@ -431,7 +432,7 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
     k, residual = scale_fit(pre, ref)
     rescaled = math.isfinite(k) and residual <= tol
     if rel > tol and rescaled and not clips and k > 1 and not precision.scaler and trace.backward_norms:
-        after = float(got.double().norm())
+        after = norm(got)
         if after < trace.backward_norms[-1] * (1 - 1e-6) and _round(after):
             # shrunk after the last backward to a round norm: a clip by a function not watched (fairseq's, apex's…)
             clip = ClipSummary([Clip("norm", _round(after), 2.0, k * after, frozenset(n for n, _ in names),
@@ -481,14 +482,16 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
 
 def judge_update(trace: LoopTrace, model: torch.nn.Module, group: Any, *, forward: Forward | None = None,
                  tolerance_given: float | None = None, replicas: Sequence[int] | None = None,
-                 step_gradient: torch.Tensor | None = None, strict: bool = False
-                 ) -> tuple[Judgement, Reference, BigBatch]:
+                 step_gradient: torch.Tensor | None = None, strict: bool = False,
+                 per_forward: int | None = None) -> tuple[Judgement, Reference, BigBatch]:
     """The whole kernel in one call: the big batch of ``group`` on ``model`` (a copy the
     reference may overwrite the gradients of) in the precision ``trace`` saw, then :func:`judge`.
     Returns the judgement, the :class:`~gastudy.check.reference.Reference` (for further
     contributions) and the :class:`~gastudy.check.reference.BigBatch`. ``strict``: microbatches
-    that cannot be joined into one big batch raise ``ValueError`` instead of being summed."""
-    reference = Reference(model, group, precision_of(model, trace), forward=forward)
+    that cannot be joined into one big batch raise ``ValueError`` instead of being summed;
+    ``per_forward``: microbatches joined per forward of the big batch (default all, see
+    :meth:`~gastudy.check.reference.Reference.big_batch`)."""
+    reference = Reference(model, group, precision_of(model, trace), forward=forward, per_forward=per_forward)
     big = reference.big_batch(strict)
     names = [(n, p.numel()) for n, p in model.named_parameters()]
     verdict = judge(trace, big, names=names, items=group.items, accumulation_steps=group.size,

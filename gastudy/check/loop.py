@@ -53,6 +53,9 @@ from gastudy.core.counting import check_task
 from gastudy.core.groups import Group, build_group
 
 TrainStep = Callable[..., Any]
+# Parameters above which the big batch is computed two microbatches per forward (its activations
+# would otherwise be A times those of the update being checked).
+BIG_MODEL = 20_000_000
 OptimizerFactory = Callable[[nn.Module], torch.optim.Optimizer]
 SchedulerFactory = Callable[[torch.optim.Optimizer], Any]
 
@@ -541,9 +544,13 @@ def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: 
     ``model``) as a :class:`LoopReport`; then the detectors (when ``update_fn`` is given and
     ``diagnose``): the symptom measured, or the rest of a right update checked."""
     ref_model, _ = _copy_for_check(model)
+    per_forward = None if sum(p.numel() for p in model.parameters()) < BIG_MODEL else 2
+    if per_forward and group.size > per_forward:
+        notes.append(f"a big model: the big batch was computed {per_forward} microbatches per forward (the same "
+                     "gradient; the whole group in one forward would hold A microbatches' activations at once)")
     with torch.enable_grad():
         verdict, _, big = judge_update(run.trace, ref_model, group, forward=forward, tolerance_given=tolerance,
-                                       step_gradient=run.step_gradient, replicas=replicas)
+                                       step_gradient=run.step_gradient, replicas=replicas, per_forward=per_forward)
     del ref_model
     if not big.joined and group.size > 1:
         notes.append("the batches could not be joined into one: the big batch was summed microbatch by microbatch "

@@ -197,12 +197,30 @@ class BigBatch:
     precision: ComputePrecision
 
 
+_CHUNK = 1 << 20  # elements per float64 chunk: exact sums without a float64 copy of a whole gradient
+
+
+def dot(a: torch.Tensor, b: torch.Tensor) -> float:
+    """⟨a, b⟩ of two vectors, accumulated in float64 chunk by chunk."""
+    return sum(float(torch.dot(a[i:i + _CHUNK].double(), b[i:i + _CHUNK].double())) for i in range(0, len(a), _CHUNK))
+
+
+def norm(a: torch.Tensor, b: torch.Tensor | None = None, scale: float = 1.0) -> float:
+    """‖a‖₂ (or ‖a − scale·b‖₂), accumulated in float64 chunk by chunk."""
+    total = 0.0
+    for i in range(0, len(a), _CHUNK):
+        part = a[i:i + _CHUNK].to(torch.float64, copy=True)  # a float64 slice would be a view: never write into a
+        if b is not None:
+            part -= scale * b[i:i + _CHUNK].double()
+        total += float(torch.dot(part, part))
+    return total ** 0.5
+
+
 def rel_error(got: torch.Tensor, ref: torch.Tensor) -> float:
     """‖got − ref‖₂ ÷ ‖ref‖₂ over all parameters (‖got‖₂ when ``ref`` is zero): THE metric
     every gastudy check reports. Computed in float64."""
-    ref64 = ref.double()
-    denom = float(ref64.norm()) or float(got.double().norm()) or 1.0
-    return float((got.double() - ref64).norm()) / denom
+    denom = norm(ref) or norm(got) or 1.0
+    return norm(got, ref) / denom
 
 
 class Reference:
@@ -216,10 +234,11 @@ class Reference:
     """
 
     def __init__(self, model: nn.Module, group: Group, precision: ComputePrecision, *,
-                 forward: Forward | None = None):
+                 forward: Forward | None = None, per_forward: int | None = None):
         self.model, self.group, self.precision = model, group, precision
         self.forward = forward or default_forward
         self.dtype = vector_dtype(model)
+        self.per_forward = per_forward
 
     def _loss_sum(self, batch: Mapping[str, Any]) -> torch.Tensor:
         with self.precision.autocast_context():
@@ -247,14 +266,21 @@ class Reference:
 
     def big_batch(self, strict: bool = False) -> BigBatch:
         """Both orders and the floor between them (two backward passes over the group). With
-        ``strict``, microbatches that cannot be joined raise ``ValueError`` (:func:`join`)."""
+        ``strict``, microbatches that cannot be joined raise ``ValueError`` (:func:`join`).
+
+        ``per_forward`` (set at construction) joins at most that many microbatches per forward
+        instead of all of them (a big model: the activations of the whole group at once are A
+        times one microbatch's); the sum over those forwards is the same gradient."""
         mbs, N = self.group.microbatches, self.group.supervised_items
-        big = join(mbs, strict) if len(mbs) > 1 else mbs[0]
+        k = len(mbs) if not self.per_forward else max(2, self.per_forward)
+        parts = [mbs[i:i + k] for i in range(0, len(mbs), k)]
+        bigs = [join(part, strict) if len(part) > 1 else part[0] for part in parts]
         accumulated = self._backward(mbs, [N] * len(mbs))
-        if big is None:
+        if any(b is None for b in bigs):
             return BigBatch(accumulated, accumulated, False, None, N, self.precision)
         try:  # the big batch counts its own items: re-padding can move what a row supervises (left padding)
-            gradient = self._backward([big], [count_supervised(big, self.group.task) or N])
+            total = sum(count_supervised(b, self.group.task) for b in bigs) or N
+            gradient = self._backward(bigs, [total] * len(bigs))
         except (KeyError, ValueError, RuntimeError, TypeError):
             return BigBatch(accumulated, accumulated, False, None, N, self.precision)
         return BigBatch(gradient, accumulated, True, rel_error(accumulated, gradient) if len(mbs) > 1 else None,
@@ -300,6 +326,6 @@ def mixes_samples(model: nn.Module) -> list[str]:
             if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.training]
 
 
-__all__ = ["BASE_TOLERANCE", "TOLERANCES", "BigBatch", "ComputePrecision", "Forward", "Reference", "default_forward",
+__all__ = ["BASE_TOLERANCE", "TOLERANCES", "dot", "norm", "BigBatch", "ComputePrecision", "Forward", "Reference", "default_forward",
            "flat_gradient", "join", "mixes_samples", "model_gradient", "output_logits", "precision_of",
            "rel_error", "unflatten", "unshifted_rows", "unshifted_rows_each", "vector_dtype"]

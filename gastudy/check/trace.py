@@ -169,8 +169,8 @@ def _describe(frame: Any) -> str:
 def _grad_norm(parameters: list[torch.Tensor]) -> float:
     """‖all gradients‖₂ (float64; NaN when they cannot be read as plain tensors)."""
     try:
-        norms = [torch.linalg.vector_norm(p.grad.detach().double()) for p in parameters if p.grad is not None]
-        return float(torch.linalg.vector_norm(torch.stack(norms))) if norms else 0.0
+        squares = [float(torch.linalg.vector_norm(p.grad.detach())) ** 2 for p in parameters if p.grad is not None]
+        return math.sqrt(sum(squares))
     except (RuntimeError, TypeError, NotImplementedError):
         return math.nan
 

@@ -212,6 +212,80 @@ def train_step_like_nanogpt(dtype: str = "float32", grad_clip: float = 1.0,
     return NanoGPTStep(dtype, grad_clip, device_type)
 
 
+# --------------------------------------------------------------------------- nanoGPT's loop with one slip
+class ClipEveryMicroStep(NanoGPTStep):
+    """WRONG: the clip moved into the micro-step loop — it clips partial sums of the gradient."""
+
+    def __call__(self, model, optimizer, microbatches):
+        scaler = torch.amp.GradScaler(self.device_type, enabled=(self.dtype == "float16"))
+        for batch in microbatches:
+            _, loss = model(batch["idx"], batch["targets"])
+            scaler.scale(loss / len(microbatches)).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), self.grad_clip)  # the slip
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad(set_to_none=True)
+
+
+class ClipBeforeUnscale(NanoGPTStep):
+    """WRONG (fp16): the clip before ``scaler.unscale_`` — it measures the SCALED gradient."""
+
+    def __call__(self, model, optimizer, microbatches):
+        scaler = torch.amp.GradScaler(self.device_type, enabled=True)
+        for batch in microbatches:
+            with torch.autocast(self.device_type, dtype=torch.float16):
+                _, loss = model(batch["idx"], batch["targets"])
+            scaler.scale(loss / len(microbatches)).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), self.grad_clip)  # the slip: before unscale_
+        scaler.unscale_(optimizer)
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad(set_to_none=True)
+
+
+class ZeroGradEveryMicroStep(NanoGPTStep):
+    """WRONG: ``zero_grad`` inside the micro-step loop — only the last microbatch reaches the step."""
+
+    def __call__(self, model, optimizer, microbatches):
+        for batch in microbatches:
+            optimizer.zero_grad(set_to_none=True)  # the slip
+            _, loss = model(batch["idx"], batch["targets"])
+            (loss / len(microbatches)).backward()
+        optimizer.step()
+
+
+class DividedTwice(NanoGPTStep):
+    """WRONG: the loss divided by A where nanoGPT divides, and again before the backward."""
+
+    def __call__(self, model, optimizer, microbatches):
+        for batch in microbatches:
+            _, loss = model(batch["idx"], batch["targets"])
+            loss = loss / len(microbatches)
+            (loss / len(microbatches)).backward()  # the slip: a second ÷ A
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+
+
+SLIPS = {"clip every micro-step": (ClipEveryMicroStep, "clipping per microbatch"),
+         "clip before unscale_ (fp16)": (ClipBeforeUnscale, "clipping before unscale"),
+         "zero_grad every micro-step": (ZeroGradEveryMicroStep, "ineffective accumulation"),
+         "loss divided twice": (DividedTwice, "double division")}
+
+
+def small_gpt(seed: int = 0) -> GPT:
+    """The course's nanoGPT: 2 layers of width 64 over 256 tokens, blocks of 64 (its gradient
+    norm at initialization is about 1.1, so nanoGPT's ``grad_clip = 1.0`` fires)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return GPT(GPTConfig(block_size=64, vocab_size=256, n_layer=2, n_head=2, n_embd=64))
+
+
+# How check_loop reads nanoGPT's batches: targets already shifted (every position is its own
+# target), -1 ignored, and the optimizer nanoGPT builds.
+CHECK_ARGS: dict[str, Any] = {"task": "masked", "labels": "targets", "ignore_index": -1,
+                              "optimizer": configure_optimizers}
+
+
 def fixed_blocks(microbatches: int, micro_batch: int, block_size: int, vocab_size: int,
                  seed: int = 0) -> list[dict[str, torch.Tensor]]:
     """nanoGPT's ``get_batch``: random windows of one token stream, targets = inputs shifted by one.
@@ -243,5 +317,6 @@ def variable_blocks(microbatches: int, micro_batch: int, block_size: int, vocab_
     return out
 
 
-__all__ = ["GPT", "GPTConfig", "NanoGPTStep", "configure_optimizers", "default_dtype", "fixed_blocks", "train_step_like_nanogpt",
+__all__ = ["CHECK_ARGS", "SLIPS", "small_gpt", "ClipBeforeUnscale", "ClipEveryMicroStep", "DividedTwice", "GPT", "GPTConfig", "NanoGPTStep",
+           "ZeroGradEveryMicroStep", "configure_optimizers", "default_dtype", "fixed_blocks", "train_step_like_nanogpt",
            "variable_blocks"]

@@ -315,4 +315,33 @@ STRINGS: dict[str, str] = {
         "قريب ({answer} مقابل {expected} المقيسة)؛ استعمل القيمة الدقيقة saved_bytes(...).total",
     "{answer} is off by {ratio}×; did you use m=1, sequence 32 and the model sizes given?":
         "{answer} بعيد بمقدار {ratio}×؛ هل استعملت m=1 وطول تسلسل 32 وأحجام النموذج المعطاة؟",
+    # ---- chapters 10 and 11: check_loop on nanoGPT's loop
+    'clipping per microbatch':
+        'القصّ لكل دفعة مصغّرة',
+    'clipping before unscale':
+        'القصّ قبل unscale_',
+    'missing division':
+        'قسمة ناقصة',
+    'wrong gradient':
+        'تدرّج خاطئ',
+    'passes':
+        'ينجح',
+    "nanoGPT's loop with its defaults passes, judged in {precision}: relative error {rel:.1e} ≤ tolerance {tol:.1e} (noise floor {floor:.1e})":
+        'تنجح حلقة nanoGPT بإعداداتها الافتراضية، وقد حُكم عليها بدقة {precision}: الخطأ النسبي {rel:.1e} ≤ حدّ التسامح {tol:.1e} (أرضية الضجيج {floor:.1e})',
+    'the clip fired and is part of the right update: norm {before:.3f} → {after:.3f}':
+        'عمل قصّ التدرّجات وهو جزء من التحديث الصحيح: المعيار {before:.3f} ← {after:.3f}',
+    'on variable lengths the same loop is the mean of microbatch means ({pct:.0f}% off the big batch)':
+        'مع الأطوال المتغيّرة تصبح الحلقة نفسها متوسط متوسطات الدفعات المصغّرة (تبتعد ‎{pct:.0f}%‎ عن الدفعة الكبيرة)',
+    'the report points at the line: {where}':
+        'يشير التقرير إلى السطر: {where}',
+    'the slip is found and its line named: {where}':
+        'اكتُشف الخطأ وسُمّي سطره: {where}',
+    'expected':
+        'المتوقَّع',
+    'verdict':
+        'الحكم',
+    'the line named':
+        'السطر المشار إليه',
+    "nanoGPT's own loop passes and each of its {n} slips is named":
+        'تنجح حلقة nanoGPT الأصلية ويُسمّى كلٌّ من أخطائها الـ{n}',
 }

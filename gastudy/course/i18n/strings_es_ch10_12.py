@@ -342,4 +342,33 @@ STRINGS: dict[str, str] = {
         "cerca ({answer} frente a los {expected} medidos); usa el valor exacto saved_bytes(...).total",
     "{answer} is off by {ratio}×; did you use m=1, sequence 32 and the model sizes given?":
         "{answer} se desvía {ratio}×; ¿usaste m=1, secuencia 32 y los tamaños de modelo indicados?",
+    # ---- chapters 10 and 11: check_loop on nanoGPT's loop
+    'clipping per microbatch':
+        'recorte por microlote',
+    'clipping before unscale':
+        'recorte antes de unscale_',
+    'missing division':
+        'división que falta',
+    'wrong gradient':
+        'gradiente erróneo',
+    'passes':
+        'pasa',
+    "nanoGPT's loop with its defaults passes, judged in {precision}: relative error {rel:.1e} ≤ tolerance {tol:.1e} (noise floor {floor:.1e})":
+        'el bucle de nanoGPT con sus valores por defecto pasa, juzgado en {precision}: error relativo {rel:.1e} ≤ tolerancia {tol:.1e} (umbral de ruido {floor:.1e})',
+    'the clip fired and is part of the right update: norm {before:.3f} → {after:.3f}':
+        'el recorte de gradientes actuó y forma parte de la actualización correcta: norma {before:.3f} → {after:.3f}',
+    'on variable lengths the same loop is the mean of microbatch means ({pct:.0f}% off the big batch)':
+        'con longitudes variables el mismo bucle es la media de medias de los microlotes (a un {pct:.0f} % del lote grande)',
+    'the report points at the line: {where}':
+        'el informe señala la línea: {where}',
+    'the slip is found and its line named: {where}':
+        'el descuido se detecta y se nombra su línea: {where}',
+    'expected':
+        'esperado',
+    'verdict':
+        'veredicto',
+    'the line named':
+        'la línea señalada',
+    "nanoGPT's own loop passes and each of its {n} slips is named":
+        'el bucle original de nanoGPT pasa y cada uno de sus {n} descuidos queda nombrado',
 }

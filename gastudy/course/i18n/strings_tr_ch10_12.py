@@ -332,4 +332,33 @@ STRINGS: dict[str, str] = {
         "yakın ({answer}, ölçülen {expected}); tam değeri, saved_bytes(...).total'ı kullanın",
     "{answer} is off by {ratio}×; did you use m=1, sequence 32 and the model sizes given?":
         "{answer}, {ratio} kat sapıyor; m=1, dizi uzunluğu 32 ve verilen model boyutlarını kullandınız mı?",
+    # ---- chapters 10 and 11: check_loop on nanoGPT's loop
+    'clipping per microbatch':
+        'mikro yığın başına kırpma',
+    'clipping before unscale':
+        'unscale_ öncesi kırpma',
+    'missing division':
+        'eksik bölme',
+    'wrong gradient':
+        'yanlış gradyan',
+    'passes':
+        'geçer',
+    "nanoGPT's loop with its defaults passes, judged in {precision}: relative error {rel:.1e} ≤ tolerance {tol:.1e} (noise floor {floor:.1e})":
+        "nanoGPT'nin döngüsü varsayılan ayarlarıyla geçer; {precision} duyarlılığında değerlendirildi: göreli hata {rel:.1e} ≤ tolerans {tol:.1e} (gürültü tabanı {floor:.1e})",
+    'the clip fired and is part of the right update: norm {before:.3f} → {after:.3f}':
+        'gradyan kırpma devreye girdi ve doğru güncellemenin parçası: norm {before:.3f} → {after:.3f}',
+    'on variable lengths the same loop is the mean of microbatch means ({pct:.0f}% off the big batch)':
+        'değişken uzunluklarda aynı döngü mikro yığın ortalamalarının ortalamasıdır (büyük yığından %{pct:.0f} uzakta)',
+    'the report points at the line: {where}':
+        'rapor satırı gösteriyor: {where}',
+    'the slip is found and its line named: {where}':
+        'hata bulundu ve satırı gösterildi: {where}',
+    'expected':
+        'beklenen',
+    'verdict':
+        'karar',
+    'the line named':
+        'gösterilen satır',
+    "nanoGPT's own loop passes and each of its {n} slips is named":
+        "nanoGPT'nin kendi döngüsü geçer ve {n} hatanın her biri adlandırılır",
 }

@@ -30,6 +30,26 @@ from gastudy.course.i18n import t
 from gastudy.course.widgets import Lab, rtl_attr, show_figure, show_html, show_table, subplots
 
 
+def nanogpt_clinic(seed: int = 0) -> list[dict[str, object]]:
+    """nanoGPT's own loop and each slip of :data:`gastudy.course.nanogpt.SLIPS` through
+    :func:`gastudy.check_loop` on fixed-length blocks: one row per loop with the symptom
+    expected, the one found and the line the report points at (course: MB-11, MB-10)."""
+    from gastudy.check.loop import check_loop
+    from gastudy.course.nanogpt import CHECK_ARGS, SLIPS, NanoGPTStep, fixed_blocks, small_gpt
+
+    model, batches = small_gpt(seed), fixed_blocks(4, 2, 64, 256, seed=seed)
+    rows = []
+    loops = [(NanoGPTStep("float32", 1.0), None)]
+    loops += [(cls("float16" if "fp16" in name else "float32", 1.0), symptom) for name, (cls, symptom) in SLIPS.items()]
+    for step, expected in loops:
+        report = check_loop(step, model, batches, diagnose=False, **CHECK_ARGS)
+        found = report.symptom
+        rows.append({"loop": type(step).__name__, "expected": symptom_name(expected) if expected else t("passes"),
+                     "verdict": symptom_name(found) if found else t("passes"), "right": found == expected,
+                     "where": (report.where or "—").split(": ", 1)[-1]})
+    return rows
+
+
 @dataclass(frozen=True)
 class Symptom:
     """One of the five symptoms of MB-11: what the learner sees and where to look (in the course
@@ -91,6 +111,10 @@ def symptom_name(symptom: str) -> str:
         "ineffective_accumulation": t("ineffective accumulation"),
         "memory_growth": t("memory growth"),
         "schedule_drift": t("schedule drift"),
+        "clipping_per_microbatch": t("clipping per microbatch"),
+        "clipping_before_unscale": t("clipping before unscale"),
+        "missing_division": t("missing division"),
+        "wrong_gradient": t("wrong gradient"),
     }.get(symptom.replace(" ", "_"), symptom)
 
 
