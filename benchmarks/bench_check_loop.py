@@ -51,7 +51,13 @@ def measure(model_name: str, what: str) -> dict:
     import torch
 
     from gastudy import check_loop
-    from gastudy.course.nanogpt import GPT, GPTConfig, NanoGPTStep, configure_optimizers, fixed_blocks
+    from gastudy.course.nanogpt import (
+        GPT,
+        GPTConfig,
+        NanoGPTStep,
+        configure_optimizers,
+        fixed_blocks,
+    )
 
     torch.set_num_threads(2)
     fields, m, A = MODELS[model_name]
