@@ -154,6 +154,7 @@ def failed_group_worker() -> dict:
 
 def resume_worker(folder: str) -> dict:
     """An uninterrupted sharded run vs one interrupted after 1 update and resumed from the DCP checkpoint."""
+    from gastudy.run.commit import latest_folder
     from gastudy.run.replicas import distributed_record_notes
     from gastudy.run.train import TrainConfig, train
 
@@ -174,7 +175,7 @@ def resume_worker(folder: str) -> dict:
             not torch.equal(a[n], weights(first)[n]) for n in a),
             "updates": [full.record.updates_attempted, first.record.updates_attempted, resumed.record.updates_attempted],
             "scheduler_steps": resumed.record.scheduler_steps,
-            "files": sorted(str(p.relative_to(out / "checkpoint-sharded")) for p in (out / "checkpoint-sharded").rglob("*")),
+            "files": sorted(str(p.relative_to(latest_folder(out))) for p in latest_folder(out).rglob("*")),
             "notes": notes, "sharding": summary["sharding"], "sync": summary["sync"]}
 
 

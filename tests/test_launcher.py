@@ -214,7 +214,8 @@ def test_a_port_taken_between_choice_and_rendezvous_cannot_break_the_run(monkeyp
     print(f"run completed in {seconds:.1f} s with {len(taken)} ports held busy; stores bound: {servers}")
     assert [r["sum"] for r in results] == [3.0, 3.0]  # the group works: 1 + 2 on both ranks
     assert chosen == []  # no port was ever chosen ahead of time
-    assert len(servers) == 2 and all(asked == 0 for asked, _ in servers)  # rendezvous + shared store: port 0
+    # rendezvous + shared store: port 0 (the rendezvous' through a loopback socket the OS gave a port while binding)
+    assert len(servers) == 2 and servers[0][0] == servers[0][1] not in taken and servers[1][0] == 0
     assert {r["master_port"] for r in results} == {servers[-1][1]}  # the workers joined the parent's store
     assert all(r["agent_store"] == "True" for r in results) and servers[-1][1] not in taken
     assert os.environ["TORCH_DISABLE_SHARE_RDZV_TCP_STORE"] == "1"  # the caller's setting is put back
@@ -227,6 +228,7 @@ CUT = [sys.executable, "-m", "gastudy", "train", "--replicas", "2", "--dataset-s
 
 @pytest.mark.timeout(900)
 def test_ctrl_c_on_replicas_stops_every_rank_at_one_boundary_and_the_run_resumes_bit_identically(tmp_path):
+    from gastudy.run.commit import latest_folder
     from gastudy.run.resume import load_checkpoint
 
     env, whole_dir, cut_dir = _env(tmp_path / "tmp"), tmp_path / "whole", tmp_path / "cut"
@@ -236,16 +238,17 @@ def test_ctrl_c_on_replicas_stops_every_rank_at_one_boundary_and_the_run_resumes
                            text=True, env=env, cwd=tmp_path)
     try:
         deadline = time.monotonic() + 400
-        while not (cut_dir / "checkpoint-rank0.pt").exists() and time.monotonic() < deadline and cut.poll() is None:
+        latest = cut_dir / "checkpoint-replicas" / "LATEST"  # the first committed checkpoint
+        while not latest.exists() and time.monotonic() < deadline and cut.poll() is None:
             time.sleep(0.2)
-        assert (cut_dir / "checkpoint-rank0.pt").exists(), cut.communicate()[1][-3000:]
+        assert latest.exists(), cut.communicate()[1][-3000:]
         cut.send_signal(signal.SIGINT)  # one Ctrl-C, to the parent only (the workers run in their own groups)
         _, stderr = cut.communicate(timeout=200)
         assert cut.returncode == 130, stderr[-3000:]
         assert "Traceback" not in stderr and "at a group boundary" in stderr and "--resume" in stderr, stderr
         record = json.loads((cut_dir / "run_record.json").read_text())
         assert any("by SIGINT" in n for n in record["notes"]), record["notes"]
-        states = [load_checkpoint(cut_dir / f"checkpoint-rank{r}.pt") for r in (0, 1)]
+        states = [load_checkpoint(latest_folder(cut_dir) / f"rank{r}.pt") for r in (0, 1)]
         assert [s["counters"]["updates_attempted"] for s in states] == [record["updates_attempted"]] * 2
         assert states[0]["position"] == states[1]["position"]  # both ranks stopped at the same boundary
         resumed = subprocess.run([*CUT, "--out", str(cut_dir), "--resume"], capture_output=True, text=True,
@@ -265,7 +268,7 @@ def test_ctrl_c_on_replicas_stops_every_rank_at_one_boundary_and_the_run_resumes
     for key in ("updates_attempted", "updates_applied", "samples", "supervised_tokens", "final_loss"):
         assert again[key] == full[key], key
     for rank in (0, 1):
-        a, b = (load_checkpoint(d / f"checkpoint-rank{rank}.pt") for d in (whole_dir, cut_dir))
+        a, b = (load_checkpoint(latest_folder(d) / f"rank{rank}.pt") for d in (whole_dir, cut_dir))
         assert a["model"].keys() == b["model"].keys()
         assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"]), f"rank {rank} weights differ"
     assert list((tmp_path / "tmp").glob("gastudy-launch-*")) == []  # no run folder left behind
@@ -279,3 +282,37 @@ def test_functions_a_worker_cannot_import_are_refused_with_the_recipe():
         launch.run_local(_alive, 0)
     with pytest.raises(ValueError, match="timeout"):
         launch.run_local(_alive, 2, timeout=0)
+
+
+def listening_worker() -> list:
+    """Every TCP socket this worker listens on, after the group has formed (and a pause so the
+    parent can look at its own meanwhile)."""
+    import psutil
+
+    time.sleep(2.0)
+    return sorted({c.laddr.ip for c in psutil.Process().net_connections(kind="tcp") if c.status == "LISTEN"})
+
+
+def test_no_process_of_a_local_run_listens_beyond_loopback():
+    """The launcher serves two stores (the rendezvous', and the one it shares with the workers); a
+    TCPStore server alone listens on every interface, so any machine on the network could reach
+    them for as long as the run lasts. Every listening socket of the parent and the workers is on
+    127.0.0.1 while a 2-process run is up."""
+    import threading
+
+    import psutil
+
+    seen: list[str] = []
+
+    def watch():
+        time.sleep(1.0)
+        for _ in range(10):
+            seen.extend(c.laddr.ip for c in psutil.Process().net_connections(kind="tcp") if c.status == "LISTEN")
+            time.sleep(0.1)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    workers = launch.run_local(listening_worker, 2, timeout=120)
+    watcher.join()
+    assert seen, "the parent's stores were not seen listening"
+    assert set(seen) == {"127.0.0.1"} and all(set(w) <= {"127.0.0.1"} for w in workers), (seen, workers)

@@ -221,7 +221,7 @@ def check_loop_worker(train_step: Callable[..., Any], model: torch.nn.Module, ba
                       update_args: tuple, task: str) -> dict[str, Any]:
     """One rank of :func:`check_loop_on_replicas`: ``train_step`` on this rank's microbatches
     with the model in DDP, watched; every rank's facts gathered on rank 0 (returned there)."""
-    from gastudy.check.loop import update_function, watched_update
+    from gastudy.check.watched import update_function, watched_update
     from gastudy.core.groups import build_group
     from gastudy.parallel.ddp import CommCounter
 
@@ -259,7 +259,7 @@ def check_loop_on_replicas(train_step: Callable[..., Any], model: torch.nn.Modul
     worker processes (define them at the top level of a ``.py`` module), and
     :class:`~gastudy.check.loop.TrainStepError` when ``train_step`` raises on a rank.
     """
-    from gastudy.check.loop import TrainStepError, loop_report
+    from gastudy.check.watched import TrainStepError, loop_report
     from gastudy.check.reference import rel_error
     from gastudy.parallel.launch import LaunchTimeout, WorkerError, check_importable, run_local
 

@@ -166,6 +166,26 @@ def _worker(payload: dict[str, Any]) -> None:
     left.append(True)
 
 
+def _loopback_store(store_class: Any) -> Callable[..., Any]:
+    """``TCPStore`` as the c10d rendezvous creates it, except that the server's socket is bound
+    to 127.0.0.1 (a ``TCPStore`` server alone listens on every interface, so any machine on the
+    network could reach the run's store for as long as it runs). Clients are unchanged."""
+    import socket
+
+    def create(host: str | None = None, port: int = 0, *args: Any, is_master: bool = False, **kwargs: Any) -> Any:
+        host = kwargs.pop("host_name", host)
+        if not is_master or "master_listen_fd" in kwargs:
+            return store_class(host, port, *args, is_master=is_master, **kwargs)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", port))
+            store = store_class("127.0.0.1", sock.getsockname()[1], *args, is_master=True,
+                                master_listen_fd=sock.fileno(), **kwargs)
+            sock.detach()  # the store owns it now
+        return store
+
+    return create
+
+
 @contextlib.contextmanager
 def _launcher_env(graceful_sigint: bool, stop_file: Path):
     """Quiet PyTorch's logs; share the rendezvous store (port 0) with the workers, never a port
@@ -175,6 +195,25 @@ def _launcher_env(graceful_sigint: bool, stop_file: Path):
     handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)}
     env = {k: os.environ.get(k) for k in ("TORCHELASTIC_SIGNALS_TO_HANDLE", "TORCH_DISABLE_SHARE_RDZV_TCP_STORE")}
     os.environ["TORCH_DISABLE_SHARE_RDZV_TCP_STORE"] = "0"
+    import torch.distributed as dist
+    from torch.distributed.elastic.rendezvous import c10d_rendezvous_backend as backend
+    from torch.distributed.elastic.rendezvous.dynamic_rendezvous import (
+        DynamicRendezvousHandler as handler,
+    )
+
+    # both stores the launcher serves (the rendezvous', and the one it shares with the workers):
+    # loopback, not every interface
+    store_class, shared_server = backend.TCPStore, handler._create_tcp_store_server
+    backend.TCPStore = _loopback_store(store_class)
+    def shared_on_loopback(self: Any, addr: str, port: int) -> Any:
+        real = dist.TCPStore
+        dist.TCPStore = _loopback_store(real)  # what the handler's own method calls, for this call only
+        try:
+            return shared_server(self, addr, port)
+        finally:
+            dist.TCPStore = real
+
+    handler._create_tcp_store_server = shared_on_loopback
     for lg in loggers:
         lg.setLevel(logging.CRITICAL)
     if graceful_sigint and threading.current_thread() is threading.main_thread():
@@ -189,6 +228,7 @@ def _launcher_env(graceful_sigint: bool, stop_file: Path):
     try:
         yield
     finally:
+        backend.TCPStore, handler._create_tcp_store_server = store_class, shared_server
         for lg, level in loggers.items():
             lg.setLevel(level)
         for s, h in handlers.items():
@@ -244,7 +284,7 @@ def launch_local(fn: Callable[..., Any], nprocs: int, args: Sequence[Any] = (), 
         payload = {"fn": fn, "args": tuple(args), "kwargs": dict(kwargs or {}), "backend": backend,
                    "pg_timeout": float(pg_timeout), "timeout": float(timeout), "folder": tmp, "parent": os.getpid()}
         config = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=nprocs, run_id="gastudy",
-                              rdzv_backend="c10d", rdzv_endpoint="localhost:0", max_restarts=0,
+                              rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", local_addr="127.0.0.1", max_restarts=0,
                               start_method="spawn", monitor_interval=0.05,
                               signals_to_handle="SIGTERM,SIGHUP,SIGQUIT" + ",SIGINT" * (not graceful_sigint),
                               logs_specs=DefaultLogsSpecs(log_dir=str(folder / "logs"), redirects=Std.ALL))

@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from gastudy.core.engine import Accumulator
+from gastudy.core.engine import Accumulator, Counters
 
 CHECKPOINT_VERSION = 1
 REQUIRED_KEYS = ("version", "model", "optimizer", "scheduler", "scaler", "counters", "position", "config", "rng")
@@ -206,13 +206,43 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     return state
 
 
+def check_contents(state: dict[str, Any]) -> None:
+    """Refuse a checkpoint whose contents no run of gastudy writes, before anything trains
+    (course: MB-10) — what a seal cannot catch when the seal itself was recomputed: a position
+    or counter that is not a whole number ≥ 0, more applied updates than attempted ones, an
+    empty or non-dict configuration, a model weight that is NaN or infinite. Raises
+    :class:`CheckpointError` naming the field."""
+    hint = "it was changed after saving; train again, or resume from an intact copy"
+    position, counters, config = state.get("position"), state.get("counters"), state.get("config")
+    if not isinstance(position, dict) or sorted(position) != ["epoch", "group", "microbatch"] or not all(
+            type(v) is int and v >= 0 for v in position.values()):
+        raise CheckpointError(f"the checkpoint's position {position!r} is not three whole numbers ≥ 0 (epoch, "
+                              f"microbatch, group): {hint}")
+    names = set(Counters().to_dict())
+    if not isinstance(counters, dict) or set(counters) != names or not all(
+            type(v) is int and v >= 0 for v in counters.values()):
+        raise CheckpointError(f"the checkpoint's counters {counters!r} are not the engine's whole numbers ≥ 0: {hint}")
+    if counters["updates_applied"] > counters["updates_attempted"] or \
+            counters["scheduler_steps"] > counters["updates_attempted"]:
+        raise CheckpointError(f"the checkpoint counts more applied updates or scheduler steps than attempted "
+                              f"updates ({counters}): {hint}")
+    if not isinstance(config, dict) or not config:
+        raise CheckpointError(f"the checkpoint's configuration {config!r} is empty: {hint}")
+    bad = [k for k, v in (state.get("model") or {}).items()
+           if isinstance(v, torch.Tensor) and v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if bad:
+        raise CheckpointError(f"the checkpoint's weights {', '.join(bad[:3])} hold NaN or infinite values: {hint}")
+
+
 def restore(engine: Accumulator, state: dict[str, Any], config: dict[str, Any]) -> dict[str, int]:
     """Load ``state`` into ``engine`` and the RNGs; return the data position to continue from.
 
-    Raises ``ValueError`` (and changes nothing) when the checkpoint was written by a run with
-    a different configuration for any key in ``config`` — resuming a different run would
-    silently change the experiment.
+    Raises :class:`CheckpointError` for contents no run writes (:func:`check_contents`) and
+    ``ValueError`` when the checkpoint was written by a run with a different configuration for
+    any key in ``config`` — resuming a different run would silently change the experiment —
+    both before anything changes.
     """
+    check_contents(state)
     saved = state["config"]
     diff = {k: (saved.get(k), v) for k, v in config.items() if k in saved and saved[k] != v}
     if diff:

@@ -1,7 +1,9 @@
 """Resume a sharded run: checkpoints of FSDP2 replicas with ``torch.distributed.checkpoint`` (MB-7, MB-10).
 
 A replica of a sharded run holds only its shard of the model and of the optimizer state, so
-no single file can hold the run. A sharded checkpoint is a folder:
+no single file can hold the run. A sharded checkpoint is a folder (one committed unit of
+:mod:`gastudy.run.commit`, which seals every file and reads DCP's metadata without unpickling
+arbitrary objects):
 
 - ``state/``: the model and optimizer state as ``torch.distributed.checkpoint`` (DCP) writes
   it — every rank writes its own shards, described by one metadata file
@@ -19,6 +21,7 @@ parameters bit for bit.
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +29,8 @@ import torch
 import torch.distributed as dist
 
 from gastudy.core.engine import Accumulator
-from gastudy.run.resume import CHECKPOINT_VERSION, restore, run_state
+from gastudy.run.commit import read_metadata_safely, safe_planner, safe_reader
+from gastudy.run.resume import CHECKPOINT_VERSION, CheckpointError, restore, run_state
 
 SHARDED_CHECKPOINT = "checkpoint-sharded"
 
@@ -56,7 +60,8 @@ def save_sharded_checkpoint(directory: str | Path, engine: Accumulator, position
     rank = dist.get_rank()
     model_state, optim_state = get_state_dict(engine.model, engine.optimizer)
     dcp.save({"model": model_state, "optimizer": optim_state}, checkpoint_id=str(directory / "state"))
-    small = {"version": CHECKPOINT_VERSION, **run_state(engine, position, config), "replicas": dist.get_world_size()}
+    small = {"version": CHECKPOINT_VERSION, **run_state(engine, position, config), "replicas": dist.get_world_size(),
+             "rank": rank}
     tmp = directory / f"rank{rank}.pt.tmp"
     torch.save(small, tmp)
     tmp.replace(directory / f"rank{rank}.pt")  # never a half-written file
@@ -83,10 +88,16 @@ def restore_sharded(engine: Accumulator, directory: str | Path, config: dict[str
     if not part.exists():
         raise FileNotFoundError(f"no sharded checkpoint part at {part}; train with --shard --checkpoint-every "
                                 "(or --out) to write one, and resume with the same --replicas")
-    small = torch.load(part, map_location="cpu", weights_only=True)
-    if small.get("version") != CHECKPOINT_VERSION:
-        raise ValueError(f"checkpoint {part} has version {small.get('version')}, expected {CHECKPOINT_VERSION}")
-    if small["replicas"] != dist.get_world_size():
+    try:
+        small = torch.load(part, map_location="cpu", weights_only=True)
+    except Exception as err:  # noqa: BLE001 - one clear line for every unreadable part
+        raise CheckpointError(f"{part} cannot be read ({type(err).__name__}): restore the folder from a copy") from None
+    if not isinstance(small, dict) or small.get("version") != CHECKPOINT_VERSION:
+        raise CheckpointError(f"{part} is not a gastudy checkpoint part of version {CHECKPOINT_VERSION}")
+    if small.get("rank") != dist.get_rank():
+        raise CheckpointError(f"{part} holds the part of rank {small.get('rank')!r}, not of rank {dist.get_rank()} "
+                              "(files swapped?): restore the folder from a copy")
+    if small.get("replicas") != dist.get_world_size():
         raise ValueError(f"the sharded checkpoint was written by {small['replicas']} replicas, this run has "
                          f"{dist.get_world_size()}: resume with --replicas {small['replicas']}")
     model_state, optim_state = get_state_dict(engine.model, engine.optimizer)
@@ -95,6 +106,18 @@ def restore_sharded(engine: Accumulator, directory: str | Path, config: dict[str
     position = restore(engine, {**small, "model": engine.model.state_dict(),
                                 "optimizer": engine.optimizer.state_dict()}, config)
     state = {"model": model_state, "optimizer": optim_state}
-    dcp.load(state, checkpoint_id=str(directory / "state"))
+    try:  # read before torch does, so that a refused metadata file is one clear error, not DCP's fallbacks
+        with open(directory / "state" / ".metadata", "rb") as stream:
+            read_metadata_safely(stream)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError, ValueError) as err:
+        raise CheckpointError(f"the sharded checkpoint's metadata in {directory / 'state'} cannot be read safely "
+                              f"({err}): restore the folder from a copy") from None
+    try:  # the files were checked against the manifest; the metadata is still read without running code
+        dcp.load(state, storage_reader=safe_reader(directory / "state"), planner=safe_planner())
+    except CheckpointError:
+        raise
+    except Exception as err:  # noqa: BLE001 - a shard that does not fit this run
+        raise CheckpointError(f"the sharded checkpoint in {directory} does not fit this run's model or optimizer "
+                              f"({type(err).__name__}: {' '.join(str(err).split())[:200]})") from None
     set_state_dict(engine.model, engine.optimizer, model_state_dict=state["model"], optim_state_dict=state["optimizer"])
     return position

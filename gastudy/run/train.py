@@ -34,7 +34,8 @@ from gastudy.core.replicas import Replicas, SingleReplica
 from gastudy.memory.probes import device_probes
 from gastudy.parallel.fsdp import engine_precision
 from gastudy.parallel.launch import stop_requested
-from gastudy.run.resume import load_checkpoint, restore, save_checkpoint
+from gastudy.run.commit import ROOT, committed, save_replicated
+from gastudy.run.resume import CheckpointError, load_checkpoint, restore, save_checkpoint
 from gastudy.run.sharded import (
     SHARDED_CHECKPOINT,
     is_sharded,
@@ -284,12 +285,12 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
                          normalization=config.normalization,
                          precision=engine_precision(replicas, config.precision, config.device), scheduler=scheduler,
                          clip_grad_norm=config.clip_grad_norm, replicas=replicas)
-    run_key = {**{k: v for k, v in asdict(config).items() if k in RESUME_KEYS}, "replicas": replicas.size}
+    run_key = {**{k: v for k, v in asdict(config).items() if k in RESUME_KEYS}, "replicas": replicas.size,
+               **({"sync": replicas.sync_policy} if hasattr(replicas, "sync_policy") else {})}
     out = Path(config.out_dir) if config.out_dir else None
     sharded = is_sharded(replicas)  # a sharded run's checkpoint is a folder (gastudy.run.sharded)
-    save = save_sharded_checkpoint if sharded else save_checkpoint
-    ckpt_path = out / (SHARDED_CHECKPOINT if sharded else f"checkpoint-rank{replicas.rank}.pt" if replicas.size > 1
-                       else "checkpoint.pt") if out else None
+    kind = "sharded" if sharded else "ddp" if replicas.size > 1 else None  # D processes: one committed unit
+    ckpt_path = (out / ROOT if kind else out / "checkpoint.pt") if out else None
     position = {"epoch": 0, "microbatch": 0, "group": 0}
     partials: list[dict[str, Any]] = []
     if resume:
@@ -297,11 +298,19 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
             raise ValueError("resume needs out_dir: the folder where the interrupted run wrote checkpoint.pt")
         _refuse_other_kind(out, ckpt_path)
         if sharded:
-            position = restore_sharded(engine, ckpt_path, run_key)
+            folder, _ = committed(out, kind="sharded")
+            position = restore_sharded(engine, folder, run_key)
         else:
-            state = load_checkpoint(ckpt_path)
+            part = committed(out, kind="ddp")[0] / f"rank{replicas.rank}.pt" if kind else ckpt_path
+            state = load_checkpoint(part)
+            if kind and (state.get("extra") or {}).get("rank") != replicas.rank:
+                raise CheckpointError(f"{part} holds the part of rank {(state.get('extra') or {}).get('rank')!r}, not "
+                                      f"of rank {replicas.rank} (files swapped?): restore the folder from a copy")
             position = restore(engine, state, run_key)
             partials = list((state.get("extra") or {}).get("partials", []))  # earlier epochs' short groups
+        if position["microbatch"] > len(stream):
+            raise CheckpointError(f"the checkpoint's position (microbatch {position['microbatch']}) lies beyond the "
+                                  f"{len(stream)} microbatches of an epoch of this run: it belongs to another run")
         if position["epoch"] >= config.epochs:
             raise ValueError(f"the run in {config.out_dir} is finished ({config.epochs} epoch(s), "
                              f"{engine.counters.updates_attempted} updates): nothing to resume; raise --epochs "
@@ -337,7 +346,7 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
             next_position = {"epoch": epoch, "microbatch": start_mb, "group": group.index + 1}
             done = engine.counters.updates_attempted
             if ckpt_path and config.checkpoint_every and done % config.checkpoint_every == 0:
-                _save(save, ckpt_path, engine, next_position, run_key, partials, sharded)
+                _save(kind, out, engine, next_position, run_key, partials)
             if config.stop_after_updates is not None and done >= config.stop_after_updates:
                 stopped = True
                 break
@@ -355,7 +364,7 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
     if ckpt_path:
         final_position = next_position if stopped else {"epoch": config.epochs, "microbatch": 0, "group": 0}
         if results:
-            _save(save, ckpt_path, engine, final_position, run_key, partials, sharded)
+            _save(kind, out, engine, final_position, run_key, partials)
 
     c = engine.counters
     per_replica = replicas.gather({"rank": replicas.rank, "samples": c.samples, "supervised_tokens": c.supervised_tokens,
@@ -408,25 +417,39 @@ def _stop_agreed(replicas: Replicas, stop: bool, device: torch.device) -> bool:
 
 
 def _refuse_other_kind(out: Path, ckpt_path: Path) -> None:
-    """A resume whose own kind of checkpoint is absent but another kind is there (a sharded run
-    resumed without --shard, a one-process run resumed with --replicas, …) is a different run:
-    say so, with the settings that wrote it, instead of "no checkpoint"."""
+    """A resume whose own kind of checkpoint is absent but another kind is there (a one-process
+    run resumed with --replicas, or the other way round) is a different run: say so, with the
+    settings that wrote it, instead of "no checkpoint". Checkpoints of D processes written
+    before they were committed as one unit are refused: their ranks may disagree."""
+    legacy = sorted(p.name for p in (*out.glob("checkpoint-rank*.pt"), *out.glob(SHARDED_CHECKPOINT)))
+    if legacy and not (out / ROOT).exists():
+        raise CheckpointError(f"{out} holds a multi-process checkpoint of an older gastudy ({', '.join(legacy[:2])}), "
+                              "written without a common commit: its ranks may be one checkpoint apart. Train again in "
+                              "a new --out (or --overwrite)")
     if ckpt_path.exists():
         return
-    kinds = {SHARDED_CHECKPOINT: "--shard", "checkpoint.pt": "one process (no --replicas)"}
+    kinds = {ROOT: "--replicas (several processes)", "checkpoint.pt": "one process (no --replicas)"}
     found = [name for name in kinds if (out / name).exists()]
-    found += [f"--replicas without --shard ({p.name})" for p in sorted(out.glob("checkpoint-rank*.pt"))][:1]
     if found:
-        writer = kinds.get(found[0], found[0])
-        raise ValueError(f"the checkpoint in {out} belongs to a different run: it was written with {writer}, "
+        raise ValueError(f"the checkpoint in {out} belongs to a different run: it was written with {kinds[found[0]]}, "
                          f"this run looks for {ckpt_path.name}; resume with the same settings as the run that "
                          "wrote it (see its record.json)")
 
 
-def _save(save, path, engine, position, run_key, partials, sharded) -> None:
-    """A checkpoint with the record's short groups so far (a resumed record keeps them)."""
-    if sharded:
-        save(path, engine, position, run_key)
-    else:
-        save(path, engine, position, run_key, extra={"partials": list(partials)})
+def _save(kind: str | None, out: Path, engine, position, run_key, partials) -> None:
+    """A checkpoint with the record's short groups so far (a resumed record keeps them): one
+    sealed file for one process, one committed folder for D (:mod:`gastudy.run.commit`)."""
+    extra = {"partials": list(partials)}
+    if kind is None:
+        save_checkpoint(out / "checkpoint.pt", engine, position, run_key, extra=extra)
+        return
+    rank = engine.replicas.rank
+
+    def write_part(folder: Path) -> None:
+        if kind == "sharded":
+            save_sharded_checkpoint(folder, engine, position, run_key)
+        else:
+            save_checkpoint(folder / f"rank{rank}.pt", engine, position, run_key, extra={**extra, "rank": rank})
+
+    save_replicated(out, write_part, kind=kind, updates=engine.counters.updates_attempted, config=run_key)
 
