@@ -259,8 +259,8 @@ def check_loop_on_replicas(train_step: Callable[..., Any], model: torch.nn.Modul
     worker processes (define them at the top level of a ``.py`` module), and
     :class:`~gastudy.check.loop.TrainStepError` when ``train_step`` raises on a rank.
     """
-    from gastudy.check.watched import TrainStepError, loop_report
     from gastudy.check.reference import rel_error
+    from gastudy.check.watched import TrainStepError, loop_report
     from gastudy.parallel.launch import LaunchTimeout, WorkerError, check_importable, run_local
 
     check_importable(train_step)

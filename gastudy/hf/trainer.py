@@ -34,9 +34,9 @@ import torch
 from torch import nn
 
 from gastudy.check.judge import judge_update
-from gastudy.check.watched import LoopReport, TrainStepError, switch_off_dropout, with_sample_ids
 from gastudy.check.reference import flat_gradient
 from gastudy.check.trace import source_file, trace_loop, watch_optimizer
+from gastudy.check.watched import LoopReport, TrainStepError, switch_off_dropout, with_sample_ids
 from gastudy.core.counting import check_task
 from gastudy.core.groups import build_group
 
