@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from gastudy.cli.options import fail, nonempty
@@ -56,6 +57,10 @@ def editions_command(args: argparse.Namespace) -> int:
                    else editions.build_editions(tuple(languages), folder))
     except (FileNotFoundError, ValueError) as err:
         return fail(args, str(err))
+    except OSError as err:  # an edition's folder that is a file, a read-only notebooks folder
+        name = err.filename or folder
+        why = "is a file, not a folder: move it away" if Path(name).is_file() else (err.strerror or str(err))
+        return fail(args, f"cannot write the editions: {name} {why}")
     if args.json:
         print(json.dumps({r.language: {"notebooks": r.notebooks, "translated": r.count("ok"),
                                        "missing": r.count("missing"), "stale": r.count("stale"),

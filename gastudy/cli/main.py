@@ -20,6 +20,7 @@ from gastudy.cli.options import (
     add_engine_options,
     emit,
     fail,
+    ip_address,
     nonempty,
     notebooks_dir,
     real,
@@ -27,6 +28,7 @@ from gastudy.cli.options import (
     torchrun_env_error,
     train_config,
     whole,
+    writable_folder_error,
 )
 
 
@@ -42,7 +44,16 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+MAX_VERIFY_SAMPLES = 4096  # m × A × D of the one update `verify` checks
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
+    samples = args.micro_batch * args.accumulation_steps * args.replicas
+    if samples > MAX_VERIFY_SAMPLES:
+        return fail(args, f"m × A × D = {args.micro_batch} × {args.accumulation_steps} × {args.replicas} = {samples} "
+                          f"samples: verifying one update needs a small controlled set, at most {MAX_VERIFY_SAMPLES}")
+    if getattr(args, "save", None) and (error := writable_folder_error(args.save, "--save")) is not None:
+        return fail(args, error)
     if args.replicas > 1 or args.shard or args.sync:  # the sharding flags are checked there
         from gastudy.cli.replicas import verify_replicas
 
@@ -69,10 +80,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         from gastudy.cli.replicas import train_replicas
 
         return train_replicas(args)
-    from gastudy.run.train import train
+    from gastudy.run.train import TrainingDiverged, train
 
     try:
         run = train(train_config(args), resume=args.resume)
+    except TrainingDiverged as e:  # an accepted setting that blows up: one line, the record is saved
+        return fail(args, str(e), code=1)
     except (ValueError, FileNotFoundError) as e:
         return fail(args, str(e))
     except OSError as e:  # a disk that filled up during the run: the message says what is intact
@@ -156,7 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("lab", help="open the course in JupyterLab (prints the URL)")
     p.add_argument("--port", type=whole(1, 65535), default=8888)
-    p.add_argument("--ip", default="127.0.0.1")
+    p.add_argument("--ip", type=ip_address, default="127.0.0.1",
+                   help="the address JupyterLab listens on (default 127.0.0.1: this machine only)")
     p.add_argument("--no-browser", action="store_true")
     p.add_argument("--dry-run", action="store_true", help="print the command instead of starting")
     p.add_argument("--json", action="store_true", help="print one JSON object (the folder and the command)")
@@ -188,6 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             return fail(args, error)
         return args.func(args)
+    except ValueError as e:  # a setting read late (GASTUDY_DIST_TIMEOUT…): one line, not a traceback
+        return fail(args, str(e))
     finally:
         Parser.json_errors = False
 

@@ -125,6 +125,40 @@ def real(minimum: float = 0.0, strict: bool = True, maximum: float = math.inf):
     return parse
 
 
+def writable_folder_error(path: str | Path, flag: str) -> str | None:
+    """What keeps ``path`` from being a folder this command can write into (naming ``flag``),
+    or ``None``: it is a file, it lies under a file, or the nearest folder that exists is not
+    writable. Checked before the command's work, so a bad path costs nothing."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        return f"{flag} {path} is a file, not a folder: choose a folder"
+    existing = target
+    while not existing.exists():
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if existing.exists() and not existing.is_dir():
+        return f"{flag} {path} lies under {existing}, which is a file: choose a folder"
+    if existing.exists() and not os.access(existing, os.W_OK | os.X_OK):
+        return f"{flag} {path}: {existing} cannot be written by this user: choose a writable folder"
+    return None
+
+
+def ip_address(text: str) -> str:
+    """An ``argparse`` type: an IPv4 or IPv6 address, or ``localhost`` (an empty one would make a
+    server listen on every interface)."""
+    import ipaddress
+
+    value = str(text).strip()
+    if value == "localhost":
+        return value
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an IP address such as 127.0.0.1 (or localhost), got "
+                                         f"{text!r}") from None
+
+
 def nonempty(text: str) -> str:
     """An ``argparse`` type: a path that is not empty."""
     if not str(text).strip():

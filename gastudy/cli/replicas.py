@@ -25,6 +25,7 @@ are refused)::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import traceback
@@ -32,7 +33,12 @@ from typing import Any
 
 from gastudy.check.replicas import verify_on_replicas
 from gastudy.cli.options import emit, fail, record_text, train_config
-from gastudy.parallel.process_group import default_timeout_s, init_from_env, shutdown
+from gastudy.parallel.process_group import (
+    default_timeout_s,
+    exit_when_parent_dies,
+    init_from_env,
+    shutdown,
+)
 from gastudy.run.replicas import train_on_replicas, train_worker
 
 # --------------------------------------------------------------------------- sharding flags
@@ -139,6 +145,8 @@ def train_replicas(args: argparse.Namespace) -> int:
             check_out_dir(config.out_dir, getattr(args, "resume", False), config.overwrite)
         except ValueError as e:
             return fail(args, str(e))
+    if getattr(args, "resume", False) and (error := _resume_error(args, config)) is not None:
+        return fail(args, error)  # known up front: refused before any process starts
     if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
         world = int(os.environ["WORLD_SIZE"])
         if args.replicas > 1 and args.replicas != world:
@@ -157,6 +165,8 @@ def train_replicas(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # a second Ctrl-C: the workers were stopped without waiting for a boundary
         return fail(args, f"interrupted (SIGINT): every worker process was stopped; {_resume_hint(config)}",
                     code=130)
+    if result.get("diverged"):
+        return fail(args, result["diverged"], code=1)
     _emit(args, result)
     if result.get("interrupted"):  # the first Ctrl-C: every rank stopped at the same group boundary
         where = (f"checkpoints and partial record in {config.out_dir}; continue with the same command and --resume"
@@ -165,6 +175,39 @@ def train_replicas(args: argparse.Namespace) -> int:
               f"updates on {args.replicas} replicas: {where}", file=sys.stderr)
         return 130
     return 0
+
+
+def _resume_error(args: argparse.Namespace, config) -> str | None:
+    """Why a multi-process ``--resume`` cannot continue, read from the committed checkpoint's
+    manifest (JSON, nothing deserialized), or ``None``: no ``--out``, no committed checkpoint,
+    another kind of run, another D, other settings."""
+    from gastudy.run.commit import latest_folder
+    from gastudy.run.resume import CheckpointError
+    from gastudy.run.train import resume_key
+
+    if config.out_dir is None:
+        return "--resume needs --out: the folder of the interrupted run"
+    world = int(os.environ.get("WORLD_SIZE", args.replicas))
+    try:
+        folder = latest_folder(config.out_dir)
+        manifest = json.loads((folder / "MANIFEST.json").read_text())
+    except FileNotFoundError:
+        return None  # the run's own check names what it finds instead (another kind, an older layout)
+    except CheckpointError as err:
+        return str(err)
+    kind = "sharded" if getattr(args, "shard", False) else "ddp"
+    if manifest["kind"] != kind:
+        flag = "with --shard" if manifest["kind"] == "sharded" else "without --shard"
+        return f"the checkpoint in {config.out_dir} was written by a {manifest['kind']} run: resume {flag}"
+    if manifest["replicas"] != world:
+        return (f"the checkpoint in {config.out_dir} was written by {manifest['replicas']} replicas: resume with "
+                f"--replicas {manifest['replicas']}")
+    now = resume_key(config, world, getattr(args, "sync", None) or "deferred" if kind == "sharded" else None)
+    saved = manifest.get("config") or {}
+    diff = [f"{k}: checkpoint {saved[k]!r} vs now {v!r}" for k, v in now.items() if k in saved and saved[k] != v]
+    if diff:
+        return f"the checkpoint in {config.out_dir} belongs to a different run ({', '.join(diff)}); resume with the same settings"
+    return None
 
 
 def _resume_hint(config) -> str:
@@ -178,6 +221,7 @@ def _resume_hint(config) -> str:
 def _train_under_torchrun(args: argparse.Namespace, config, timeout: float, no_sync: bool, duplicates: str) -> int:
     """The torchrun path of :func:`train_replicas` (one process per replica)."""
     try:
+        exit_when_parent_dies()  # the agent killed: this worker stops too, instead of training on as an orphan
         init_from_env("gloo", timeout)
         result = train_worker(config, resume=getattr(args, "resume", False), no_sync=no_sync,
                               duplicates=duplicates, **_sharding(args))
@@ -190,6 +234,11 @@ def _train_under_torchrun(args: argparse.Namespace, config, timeout: float, no_s
         sys.stderr.flush()
         # Other ranks may be blocked in a collective: exit now, skipping C++ destructors.
         os._exit(2 if isinstance(e, ValueError) else 1)
+    if result.get("diverged"):
+        fail(args, f"rank {result['rank']}: {result['diverged']}", code=1)
+        sys.stdout.flush()
+        shutdown()
+        return 1
     if result["rank"] == 0:
         _emit(args, result)
     sys.stdout.flush()

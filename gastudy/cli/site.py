@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gastudy.cli.options import emit, fail, nonempty, whole
+from gastudy.cli.options import emit, fail, nonempty, whole, writable_folder_error
 
 
 def add_site_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -67,9 +67,8 @@ def site_command(args: argparse.Namespace) -> int:
     """
     from gastudy.course.site import SiteBuildError, build_site  # the course layer, only when asked
 
-    out_path = Path(args.out)
-    if out_path.exists() and not out_path.is_dir():
-        return fail(args, f"--out {out_path} is a file, not a folder: choose a folder for the site")
+    if (error := writable_folder_error(args.out, "--out")) is not None:
+        return fail(args, error)
     if (error := _input_error(args)) is not None:  # bad input: exit 2 before any kernel starts
         return fail(args, error)
     t0 = time.perf_counter()

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from datetime import timedelta
 
@@ -21,11 +22,20 @@ DEFAULT_TIMEOUT_S = 60.0
 
 
 def default_timeout_s() -> float:
-    """The process-group timeout in seconds: ``$GASTUDY_DIST_TIMEOUT`` or 60.
-
-    Course: MB-7.
-    """
-    return float(os.environ.get("GASTUDY_DIST_TIMEOUT", DEFAULT_TIMEOUT_S))
+    """The process-group timeout in seconds: ``$GASTUDY_DIST_TIMEOUT`` or 60. Raises
+    ``ValueError`` naming the variable when it is not a finite number of seconds > 0 (at most a
+    week). Course: MB-7."""
+    text = os.environ.get("GASTUDY_DIST_TIMEOUT")
+    if text is None:
+        return float(DEFAULT_TIMEOUT_S)
+    try:
+        value = float(text.strip())
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= 7 * 24 * 3600):
+        raise ValueError(f"GASTUDY_DIST_TIMEOUT={text!r} must be a number of seconds > 0 (at most a week): set it "
+                         "to e.g. 120, or unset it for the default 60")
+    return value
 
 
 
@@ -67,6 +77,25 @@ def init_from_env(backend: str | None = None, timeout_s: float | None = None) ->
     dist.init_process_group(backend, timeout=timedelta(seconds=timeout_s or default_timeout_s()))
     return True
 
+
+
+def exit_when_parent_dies(poll_s: float = 0.5) -> None:
+    """Leave (``os._exit(1)``) as soon as this process's parent is gone: a worker that
+    ``torchrun`` started keeps training as an orphan when its agent is killed (SIGKILL gives the
+    agent no chance to stop it). A daemon thread polls the parent's pid. Multi-process
+    checkpoints are committed as one unit (:mod:`gastudy.run.commit`), so leaving mid-save
+    loses nothing committed. Course: MB-7."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="gastudy-parent-watch", daemon=True).start()
 
 
 def shutdown() -> None:

@@ -52,10 +52,14 @@ def train_worker(config, resume: bool = False, no_sync: bool = True, duplicates:
 
     Course: MB-7.
     """
-    from gastudy.run.train import train
+    from gastudy.run.train import TrainingDiverged, train
 
     replicas = make_replicas(shard, sync, no_sync, config.precision, duplicates=duplicates)
-    run = train(config, resume=resume, replicas=replicas)
+    try:
+        run = train(config, resume=resume, replicas=replicas)
+    except TrainingDiverged as e:  # every rank sees the same group loss: all stop at the same update
+        return {"rank": replicas.rank, "diverged": str(e), "record": e.run.record.to_dict(),
+                "markdown": e.run.record.to_markdown(), "record_paths": None, "distributed": {}, "interrupted": None}
     notes, summary = distributed_record_notes(replicas)
     record = run.record
     record.notes = [*record.notes, *notes]

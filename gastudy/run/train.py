@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream
-from gastudy.core.engine import Accumulator, UpdateResult
+from gastudy.core.engine import Accumulator, NonFiniteLossError, UpdateResult
 from gastudy.core.groups import LAST_GROUP_POLICIES
 from gastudy.core.loss import check_normalization
 from gastudy.core.models import build_model, task_of
@@ -201,6 +201,23 @@ class TrainRun:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+class TrainingDiverged(FloatingPointError):
+    """The loss or a gradient became inf/NaN: the run stopped at that update, which was rolled
+    back and not applied. ``run`` is the :class:`TrainRun` so far (its record, saved with the
+    others when the run has an ``out_dir``, says where it stopped). Course: MB-5, MB-10."""
+
+    def __init__(self, message: str, run: TrainRun):
+        super().__init__(message)
+        self.run = run
+
+
+def resume_key(config: TrainConfig, replicas: int = 1, sync: str | None = None) -> dict[str, Any]:
+    """The settings a checkpoint is tied to (:data:`RESUME_KEYS`, D, and a sharded run's sync
+    policy): a resume with any of them different is another run. Course: MB-10."""
+    return {**{k: v for k, v in asdict(config).items() if k in RESUME_KEYS}, "replicas": replicas,
+            **({"sync": sync} if sync is not None else {})}
+
+
 def make_dataset(config: TrainConfig):
     """The generated data set of a run: addition problems for tiny-gpt, blobs for the MLPs."""
     if task_of(config.model) == "causal":
@@ -285,8 +302,7 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
                          normalization=config.normalization,
                          precision=engine_precision(replicas, config.precision, config.device), scheduler=scheduler,
                          clip_grad_norm=config.clip_grad_norm, replicas=replicas)
-    run_key = {**{k: v for k, v in asdict(config).items() if k in RESUME_KEYS}, "replicas": replicas.size,
-               **({"sync": replicas.sync_policy} if hasattr(replicas, "sync_policy") else {})}
+    run_key = resume_key(config, replicas.size, getattr(replicas, "sync_policy", None))
     out = Path(config.out_dir) if config.out_dir else None
     sharded = is_sharded(replicas)  # a sharded run's checkpoint is a folder (gastudy.run.sharded)
     kind = "sharded" if sharded else "ddp" if replicas.size > 1 else None  # D processes: one committed unit
@@ -327,6 +343,7 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
         probe.reset_peak()  # the record's peaks belong to this run's updates
     started = time.perf_counter()
     stopped = False
+    diverged: str | None = None
     next_position = dict(position)
     interrupt, sigint_stop = threading.Event(), False
     # one process: Ctrl-C stops at the next boundary; D processes: the launcher asks every rank
@@ -338,7 +355,12 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
         groups = replicas.group_stream(stream.microbatches(epoch, start=start_mb), config.accumulation_steps,
                                        task, config.last_group, start_index=start_mb // config.accumulation_steps)
         for group in groups:
-            results.append(engine.update(group))
+            try:
+                results.append(engine.update(group))
+            except NonFiniteLossError as err:  # rolled back: stop here, record it, say it in one line
+                diverged = f"update {engine.counters.updates_attempted + 1} (epoch {epoch}): {err}"
+                stopped = True
+                break
             start_mb += group.size
             if bar is not None:
                 bar.update(1)
@@ -361,7 +383,7 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
     sigint.__exit__(None, None, None)
     if bar is not None:
         bar.close()
-    if ckpt_path:
+    if ckpt_path and diverged is None:  # a diverged run keeps its last good checkpoint
         final_position = next_position if stopped else {"epoch": config.epochs, "microbatch": 0, "group": 0}
         if results:
             _save(kind, out, engine, final_position, run_key, partials)
@@ -395,12 +417,18 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
         notes=[f"interrupted after {c.updates_attempted} updates"
                + (" by SIGINT" if sigint_stop else "")
                + (" (resume with --resume)" if ckpt_path else " (no --out: nothing to resume from)")]
-        * bool(stopped) + data_notes,
+        * bool(stopped and diverged is None) + [f"diverged at {diverged}"] * bool(diverged) + data_notes,
     )
     paths = record.save(out) if out and replicas.rank == 0 else None
     run = TrainRun(record, results, model, ckpt_path, paths)
     if sigint_stop:
         run.extra["interrupted"] = "SIGINT"
+    if diverged is not None:
+        saved = f"; run record in {paths[0]}" if paths else ""
+        last = (f"; the last checkpoint (before it) stays in {out}: --resume continues from it with the same settings, "
+                "which diverge again here — lower --lr (or add --clip) in a new --out"
+                if ckpt_path and ckpt_path.exists() else "; lower --lr (or add --clip) and train again")
+        raise TrainingDiverged(f"the run diverged at {diverged}{saved}{last}", run)
     return run
 
 
