@@ -350,6 +350,13 @@ def test_clear_errors(model, microbatches):
         check_loop(correct, model, unsupervised)
     with pytest.raises(ValueError, match="tolerance must be a positive"):
         check_loop(correct, model, microbatches, tolerance=0)
+    with pytest.raises(ValueError, match="tolerance must be a positive"):
+        check_loop(correct, model, microbatches, tolerance="1e-3")
+    on_meta = [{k: v.to("meta") for k, v in mb.items()} for mb in microbatches]
+    with pytest.raises(ValueError, match="on the meta device"):
+        check_loop(correct, model, on_meta)
+    with pytest.raises(TypeError, match="returned int, not a torch.optim.Optimizer"):
+        check_loop(correct, model, microbatches, optimizer=lambda m: 42)
     with pytest.raises(TypeError, match="optimizer must be a factory"):
         check_loop(correct, model, microbatches, optimizer=3)
 

@@ -150,6 +150,15 @@ def test_check_trainer_bad_input():
     with pytest.raises(ValueError, match="unknown task"):
         check_trainer(trainer(), task="seq2seq")
 
+    def unsupervised(samples):
+        batch = hf_collate(samples)
+        return {**batch, "labels": torch.full_like(batch["labels"], -100)}
+
+    nothing = Trainer(model=tiny_causal_lm(hidden=16), args=args(), train_dataset=samples(),
+                      data_collator=unsupervised)
+    with pytest.raises(ValueError, match="no supervised item"):
+        check_trainer(nothing)
+
 
 def test_gastudy_hf_without_transformers_says_how_to_install(monkeypatch):
     for name in [m for m in sys.modules if m == "gastudy.hf" or m.startswith("gastudy.hf.")]:

@@ -226,3 +226,34 @@ def test_a_checkpoint_from_before_sealing_is_still_read(tmp_path):
     torch.save(state, path)
     with pytest.raises(CheckpointError, match="does not match the checksum"):
         load_checkpoint(path)
+
+
+def _resealed(path: Path, change) -> None:
+    """Edit a checkpoint's contents and recompute both seals, as someone who edits it on purpose
+    would: only the checks of the contents themselves can refuse it."""
+    from gastudy.run.resume import SEALED_KEY, content_checksum, seal
+
+    state = torch.load(path, weights_only=True)
+    change(state)
+    state.pop("checksum", None)
+    state[SEALED_KEY] = True
+    state["checksum"] = content_checksum(state)
+    torch.save(state, path)
+    seal(path)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda s: s["position"].update(epoch=-1), "position"),
+    (lambda s: s["position"].update(microbatch=10**12), "beyond"),
+    (lambda s: s["position"].update(group="2"), "position"),
+    (lambda s: s["counters"].update(updates_attempted="5"), "counters"),
+    (lambda s: s["counters"].update(updates_applied=99), "more applied updates"),
+    (lambda s: s.update(config={}), "configuration"),
+    (lambda s: next(v for v in s["model"].values() if v.is_floating_point()).fill_(float("nan")), "NaN"),
+])
+def test_edited_contents_with_a_recomputed_seal_are_refused_before_anything_trains(tmp_path, change, message):
+    train(TrainConfig(**SMALL, out_dir=str(tmp_path), stop_after_updates=2, checkpoint_every=1))
+    path = tmp_path / "checkpoint.pt"
+    _resealed(path, change)
+    with pytest.raises(CheckpointError, match=message):
+        train(TrainConfig(**SMALL, out_dir=str(tmp_path)), resume=True)
