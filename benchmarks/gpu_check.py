@@ -18,7 +18,13 @@ Prints, on one CUDA device, in under 3 minutes:
 
 Without CUDA it prints why and exits 0. ``--device cpu`` runs the same code on the CPU with a
 small model as a dry run of the script itself (offload then has nothing to move).
-``--out FILE`` also writes every result as JSON.
+``--out FILE`` also writes every result as JSON. ``--notebooks`` also executes chapters 08 and 09
+(English and Turkish) under nbval — on a GPU, the cells a CPU run never takes.
+
+The prepared command for a machine with one CUDA device, from a fresh clone::
+
+    python3 dev.py test -q tests/test_gpu_branches.py && \
+    .venv/bin/python benchmarks/gpu_check.py --notebooks --out gpu_check.json
 """
 
 from __future__ import annotations
@@ -197,12 +203,38 @@ def sharded_nccl(kw: dict, m: int) -> dict:
     return {"rows": rows}
 
 
+NOTEBOOKS = ["notebooks/08_checkpointing.ipynb", "notebooks/09_memory_check_and_decide.ipynb",
+             "notebooks/tr/08_checkpointing.ipynb", "notebooks/tr/09_memory_check_and_decide.ipynb"]
+
+
+def notebooks(timeout_s: float = 240.0) -> dict:
+    """The chapters with CUDA branches (08, 09; English and the Turkish edition) under nbval, with
+    a GPU visible: the cells a CPU run never takes. Returns passed/failed per notebook."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    rows = {}
+    for nb in NOTEBOOKS:
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax",
+                               "--nbval-current-env", nb], cwd=root, capture_output=True, text=True, timeout=timeout_s)
+        tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-300:]
+        rows[nb] = {"ok": proc.returncode == 0, "summary": tail, "seconds": round(time.perf_counter() - t0, 1)}
+        print(f"   {nb}: {'ok' if proc.returncode == 0 else 'FAILED'} — {tail} ({rows[nb]['seconds']} s)")
+    failed = [nb for nb, r in rows.items() if not r["ok"]]
+    if failed:
+        raise RuntimeError(f"notebooks failed under CUDA: {', '.join(failed)}")
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda", help="cuda[:i] (default) or cpu for a dry run")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--budget-s", type=float, default=150.0, help="skip remaining sections after this")
     parser.add_argument("--out", default=None, help="write all results as JSON to this file")
+    parser.add_argument("--notebooks", action="store_true",
+                        help="also execute the chapters with CUDA branches (08, 09; English and tr) under nbval")
     args = parser.parse_args()
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print("gpu_check: no CUDA device here (torch.cuda.is_available() is False), so there is nothing "
@@ -230,6 +262,9 @@ def main() -> int:
     if on_gpu:
         section("8. data parallel on nccl: DDP vs FSDP2 deferred/every (A=4)", results, "sharded_nccl",
                 args.budget_s + 120, started)(lambda: sharded_nccl({**kw, "max_len": 64}, m))
+    if args.notebooks:
+        section("9. chapters 08 and 09 under nbval (English, Turkish)", results, "notebooks",
+                args.budget_s + 600, started)(notebooks)
     total = time.perf_counter() - started
     failed = [k for k, v in results.items() if isinstance(v, dict) and "error" in v]
     print(f"\ngpu_check finished in {total:.1f} s; {'failed: ' + ', '.join(failed) if failed else 'all sections ran'}")

@@ -361,19 +361,21 @@ def cpu_explanation() -> str:
              "the time rise.")
 
 
-def offload_demo(device: str = "cpu", micro_batch: int = 8, seq_len: int = 128, repeats: int = 3) -> OffloadResult:
+def offload_demo(device: str = "cpu", micro_batch: int = 8, seq_len: int = 128, repeats: int = 3,
+                 timed: bool | None = None) -> OffloadResult:
     """Measure checkpointing with and without offload on ``device`` (course: CK-4).
 
     Always measures the device bytes checkpointed layers keep (:func:`gastudy.memory.saved.formula_check`).
     On CUDA also times one update each way and reads the allocator peak
     (:func:`gastudy.memory.timing.time_configuration`); on the CPU the note explains why there is
-    nothing to move instead of timing a no-op. The note is in the course language.
+    nothing to move instead of timing a no-op (``timed=True`` times it anyway: the GPU's code
+    path, run where there is none, so that tests cover it). The note is in the course language.
     """
     kw = model_kwargs(256, 4)
     plain, off = (formula_check("tiny-gpt", micro_batch, seq_len, 1, offload=o, device=device, model_kwargs=kw)
                   for o in (False, True))
     timings = None
-    if torch.device(device).type == "cuda":
+    if timed if timed is not None else torch.device(device).type == "cuda":  # timed=True: the GPU path, anywhere
         runs = compare_checkpointing((None, 1), offload=False, micro_batch=micro_batch, accumulation_steps=1,
                                      device=device, seq_len=seq_len, model_kwargs=kw, repeats=repeats)
         runs += [time_configuration(micro_batch, 1, 1, offload=True, device=device, seq_len=seq_len,
