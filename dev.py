@@ -68,7 +68,10 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(PY), "-m", "gastudy", "lab", "--no-browser", *rest], cwd=ROOT)
     if command == "site":
         return subprocess.call([str(PY), "-m", "gastudy", "site", *rest], cwd=ROOT)
-    return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT)
+    # two test processes by default (one per core of the CI machine; files stay whole, notebooks run in order)
+    parallel = [] if any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in rest) else \
+        ["-n", "auto", "--dist", "loadfile"]
+    return subprocess.call([str(PY), "-m", "pytest", *parallel, *rest], cwd=ROOT)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ FLAGS = [
     (["train"], "--checkpoint-every", {"zero"}),
     (["train"], "--out", {"zero", "negative", "float", "string", "huge"}),
     (["lab", "--dry-run"], "--port", set()),
+    (["lab", "--dry-run"], "--ip", set()),
     (["memory"], "--micro-batch", set()),
     (["memory"], "--accumulation-steps", set()),
     (["memory"], "--groups", set()),
