@@ -158,7 +158,12 @@ def train_replicas(args: argparse.Namespace) -> int:
     try:
         result = train_on_replicas(config, args.replicas, resume=getattr(args, "resume", False), no_sync=no_sync,
                                    duplicates=duplicates, timeout_s=timeout, **_sharding(args))
-    except (WorkerError, LaunchTimeout) as e:
+    except WorkerError as e:
+        refused = [f for f in e.failures.values() if f.type in REFUSALS]
+        if refused:  # a checkpoint or a setting a rank refused: its one line, not a traceback
+            return fail(args, " ".join(refused[0].message.split()), code=2)
+        return fail(args, str(e), code=1)
+    except LaunchTimeout as e:
         return fail(args, str(e), code=1)
     except LaunchStopped as e:  # SIGTERM/SIGHUP/SIGQUIT: the workers are gone, and so are the temp files
         return fail(args, f"{e}; {_resume_hint(config)}", code=128 + e.signal)
@@ -208,6 +213,10 @@ def _resume_error(args: argparse.Namespace, config) -> str | None:
     if diff:
         return f"the checkpoint in {config.out_dir} belongs to a different run ({', '.join(diff)}); resume with the same settings"
     return None
+
+
+# What a rank raises for input it refuses (a checkpoint, a setting): reported in its one line.
+REFUSALS = ("CheckpointError", "ValueError", "FileNotFoundError")
 
 
 def _resume_hint(config) -> str:
