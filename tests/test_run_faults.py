@@ -257,3 +257,35 @@ def test_edited_contents_with_a_recomputed_seal_are_refused_before_anything_trai
     _resealed(path, change)
     with pytest.raises(CheckpointError, match=message):
         train(TrainConfig(**SMALL, out_dir=str(tmp_path)), resume=True)
+
+
+def test_an_update_that_raises_mid_run_leaves_ctrl_c_and_the_terminal_as_they_were(monkeypatch):
+    """The progress bar and the SIGINT handler are contexts of one ExitStack in gastudy.run.train:
+    an exception out of an update restores the caller's handler and closes the bar."""
+    import signal
+
+    from tqdm.auto import tqdm
+
+    from gastudy.core.engine import Accumulator
+
+    calls = {"n": 0}
+    real = Accumulator.update
+
+    def update(self, group):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("the device fell off the bus")
+        return real(self, group)
+
+    def mine(signum, frame):  # the caller's own handler
+        pass
+
+    previous = signal.signal(signal.SIGINT, mine)
+    monkeypatch.setattr(Accumulator, "update", update)
+    try:
+        with pytest.raises(RuntimeError, match="fell off the bus"):
+            train(TrainConfig(**{**SMALL, "progress": True}))
+        assert signal.getsignal(signal.SIGINT) is mine
+        assert not [bar for bar in list(tqdm._instances) if not bar.disable]  # the bar was closed
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -281,9 +281,55 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
+@dataclass
+class _Session:
+    """What the steps of one run share: built by :func:`_build`, moved on by :func:`_resume` and
+    :func:`_loop`, read by :func:`_final_checkpoint` and :func:`_record`."""
+
+    config: TrainConfig
+    replicas: Replicas
+    task: str
+    model: nn.Module
+    stream: MicrobatchStream
+    engine: Accumulator
+    total_updates: int
+    run_key: dict[str, Any]
+    out: Path | None
+    kind: str | None  # None: one process, one sealed file; "ddp"/"sharded": one committed folder
+    ckpt_path: Path | None
+    position: dict[str, int] = field(default_factory=lambda: {"epoch": 0, "microbatch": 0, "group": 0})
+    next_position: dict[str, int] = field(default_factory=dict)
+    partials: list[dict[str, Any]] = field(default_factory=list)
+    results: list[UpdateResult] = field(default_factory=list)
+    stopped: bool = False
+    sigint_stop: bool = False
+    diverged: str | None = None
+
+
 def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
-    """The body of :func:`train` (``out_dir`` checked and locked)."""
-    replicas = replicas or SingleReplica()
+    """The body of :func:`train` (``out_dir`` checked and locked): build, resume, loop, record.
+
+    The progress bar and the SIGINT handler are contexts of one ``ExitStack``: an update that
+    raises leaves the terminal and the caller's Ctrl-C as they were."""
+    run = _build(config, replicas or SingleReplica())
+    if resume:
+        _resume(run)
+    probes = device_probes()
+    for probe in probes.values():
+        probe.reset_peak()  # the record's peaks belong to this run's updates
+    started = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        bar = _progress(run, stack)
+        interrupt = threading.Event()
+        if run.replicas.size == 1:  # D processes: the launcher asks every rank (stop_requested)
+            stack.enter_context(stop_on_sigint(interrupt))
+        _loop(run, bar, interrupt)
+    _final_checkpoint(run)
+    return _finish(run, _record(run, probes, started))
+
+
+def _build(config: TrainConfig, replicas: Replicas) -> _Session:
+    """The model, data stream, optimizer, schedule and engine of a run, and where it checkpoints."""
     task = task_of(config.model)
     torch.manual_seed(config.seed)
     model = build_model(config.model, seed=config.seed)
@@ -293,8 +339,7 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
     stream = MicrobatchStream(make_dataset(config), config.micro_batch,
                               collate=config.collate if task == "causal" else "padded",
                               seed=config.seed, replicas=replicas.size, rank=replicas.rank)
-    per_epoch = updates_per_epoch(len(stream), config.accumulation_steps, config.last_group)
-    total_updates = per_epoch * config.epochs
+    total_updates = updates_per_epoch(len(stream), config.accumulation_steps, config.last_group) * config.epochs
     wrapped = replicas.wrap(model)  # before the optimizer: sharding (FSDP2) replaces the parameters
     optimizer = torch.optim.AdamW(wrapped.parameters(), lr=config.lr)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, warmup_cosine(config.warmup_updates, total_updates))
@@ -302,93 +347,99 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
                          normalization=config.normalization,
                          precision=engine_precision(replicas, config.precision, config.device), scheduler=scheduler,
                          clip_grad_norm=config.clip_grad_norm, replicas=replicas)
-    run_key = resume_key(config, replicas.size, getattr(replicas, "sync_policy", None))
     out = Path(config.out_dir) if config.out_dir else None
-    sharded = is_sharded(replicas)  # a sharded run's checkpoint is a folder (gastudy.run.sharded)
-    kind = "sharded" if sharded else "ddp" if replicas.size > 1 else None  # D processes: one committed unit
-    ckpt_path = (out / ROOT if kind else out / "checkpoint.pt") if out else None
-    position = {"epoch": 0, "microbatch": 0, "group": 0}
-    partials: list[dict[str, Any]] = []
-    if resume:
-        if ckpt_path is None:
-            raise ValueError("resume needs out_dir: the folder where the interrupted run wrote checkpoint.pt")
-        _refuse_other_kind(out, ckpt_path)
-        if sharded:
-            folder, _ = committed(out, kind="sharded")
-            position = restore_sharded(engine, folder, run_key)
-        else:
-            part = committed(out, kind="ddp")[0] / f"rank{replicas.rank}.pt" if kind else ckpt_path
-            state = load_checkpoint(part)
-            if kind and (state.get("extra") or {}).get("rank") != replicas.rank:
-                raise CheckpointError(f"{part} holds the part of rank {(state.get('extra') or {}).get('rank')!r}, not "
-                                      f"of rank {replicas.rank} (files swapped?): restore the folder from a copy")
-            position = restore(engine, state, run_key)
-            partials = list((state.get("extra") or {}).get("partials", []))  # earlier epochs' short groups
-        if position["microbatch"] > len(stream):
-            raise CheckpointError(f"the checkpoint's position (microbatch {position['microbatch']}) lies beyond the "
-                                  f"{len(stream)} microbatches of an epoch of this run: it belongs to another run")
-        if position["epoch"] >= config.epochs:
-            raise ValueError(f"the run in {config.out_dir} is finished ({config.epochs} epoch(s), "
-                             f"{engine.counters.updates_attempted} updates): nothing to resume; raise --epochs "
-                             "in a new --out, or --overwrite to train again")
+    kind = "sharded" if is_sharded(replicas) else "ddp" if replicas.size > 1 else None
+    return _Session(config, replicas, task, model, stream, engine, total_updates,
+                    resume_key(config, replicas.size, getattr(replicas, "sync_policy", None)), out, kind,
+                    (out / ROOT if kind else out / "checkpoint.pt") if out else None)
 
-    results: list[UpdateResult] = []
-    bar = None
-    if config.progress and replicas.rank == 0:
-        from tqdm.auto import tqdm
 
-        bar = tqdm(total=total_updates, initial=engine.counters.updates_attempted, desc="updates", unit="update")
-    probes = device_probes()
-    for probe in probes.values():
-        probe.reset_peak()  # the record's peaks belong to this run's updates
-    started = time.perf_counter()
-    stopped = False
-    diverged: str | None = None
-    next_position = dict(position)
-    interrupt, sigint_stop = threading.Event(), False
-    # one process: Ctrl-C stops at the next boundary; D processes: the launcher asks every rank
-    # (stop_requested) and the ranks agree on the boundary (_stop_agreed)
-    sigint = stop_on_sigint(interrupt) if replicas.size == 1 else contextlib.nullcontext()
-    sigint.__enter__()
-    for epoch in range(position["epoch"], config.epochs):
-        start_mb = position["microbatch"] if epoch == position["epoch"] else 0
-        groups = replicas.group_stream(stream.microbatches(epoch, start=start_mb), config.accumulation_steps,
-                                       task, config.last_group, start_index=start_mb // config.accumulation_steps)
+def _resume(run: _Session) -> None:
+    """Load the run's checkpoint (the committed one with several processes) into its engine."""
+    config, replicas, engine = run.config, run.replicas, run.engine
+    if run.ckpt_path is None:
+        raise ValueError("resume needs out_dir: the folder where the interrupted run wrote checkpoint.pt")
+    _refuse_other_kind(run.out, run.ckpt_path)
+    if run.kind == "sharded":
+        folder, _ = committed(run.out, kind="sharded")
+        run.position = restore_sharded(engine, folder, run.run_key)
+    else:
+        part = committed(run.out, kind="ddp")[0] / f"rank{replicas.rank}.pt" if run.kind else run.ckpt_path
+        state = load_checkpoint(part)
+        extra = state.get("extra") or {}
+        if run.kind and extra.get("rank") != replicas.rank:
+            raise CheckpointError(f"{part} holds the part of rank {extra.get('rank')!r}, not of rank "
+                                  f"{replicas.rank} (files swapped?): restore the folder from a copy")
+        run.position = restore(engine, state, run.run_key)
+        run.partials = list(extra.get("partials", []))  # earlier epochs' short groups
+    if run.position["microbatch"] > len(run.stream):
+        raise CheckpointError(f"the checkpoint's position (microbatch {run.position['microbatch']}) lies beyond the "
+                              f"{len(run.stream)} microbatches of an epoch of this run: it belongs to another run")
+    if run.position["epoch"] >= config.epochs:
+        raise ValueError(f"the run in {config.out_dir} is finished ({config.epochs} epoch(s), "
+                         f"{engine.counters.updates_attempted} updates): nothing to resume; raise --epochs "
+                         "in a new --out, or --overwrite to train again")
+
+
+def _progress(run: _Session, stack: contextlib.ExitStack) -> Any:
+    """rank 0's progress bar (closed with ``stack``), or ``None``."""
+    if not (run.config.progress and run.replicas.rank == 0):
+        return None
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=run.total_updates, initial=run.engine.counters.updates_attempted, desc="updates", unit="update")
+    stack.callback(bar.close)
+    return bar
+
+
+def _loop(run: _Session, bar: Any, interrupt: threading.Event) -> None:
+    """Epochs of groups, one update each, from the run's position: checkpoints every
+    ``checkpoint_every`` updates; stops after ``stop_after_updates``, at a Ctrl-C agreed by every
+    replica, or at a non-finite update (rolled back, recorded in ``run.diverged``)."""
+    config, engine, replicas = run.config, run.engine, run.replicas
+    run.next_position = dict(run.position)
+    for epoch in range(run.position["epoch"], config.epochs):
+        start_mb = run.position["microbatch"] if epoch == run.position["epoch"] else 0
+        groups = replicas.group_stream(run.stream.microbatches(epoch, start=start_mb), config.accumulation_steps,
+                                       run.task, config.last_group, start_index=start_mb // config.accumulation_steps)
         for group in groups:
             try:
-                results.append(engine.update(group))
-            except NonFiniteLossError as err:  # rolled back: stop here, record it, say it in one line
-                diverged = f"update {engine.counters.updates_attempted + 1} (epoch {epoch}): {err}"
-                stopped = True
+                run.results.append(engine.update(group))
+            except NonFiniteLossError as err:
+                run.diverged = f"update {engine.counters.updates_attempted + 1} (epoch {epoch}): {err}"
+                run.stopped = True
                 break
             start_mb += group.size
             if bar is not None:
                 bar.update(1)
-                bar.set_postfix(loss=f"{results[-1].loss:.3f}", lr=f"{results[-1].lr:.2e}")
-            next_position = {"epoch": epoch, "microbatch": start_mb, "group": group.index + 1}
+                bar.set_postfix(loss=f"{run.results[-1].loss:.3f}", lr=f"{run.results[-1].lr:.2e}")
+            run.next_position = {"epoch": epoch, "microbatch": start_mb, "group": group.index + 1}
             done = engine.counters.updates_attempted
-            if ckpt_path and config.checkpoint_every and done % config.checkpoint_every == 0:
-                _save(kind, out, engine, next_position, run_key, partials)
+            if run.ckpt_path and config.checkpoint_every and done % config.checkpoint_every == 0:
+                _save(run.kind, run.out, engine, run.next_position, run.run_key, run.partials)
             if config.stop_after_updates is not None and done >= config.stop_after_updates:
-                stopped = True
+                run.stopped = True
                 break
             if _stop_agreed(replicas, interrupt.is_set() or stop_requested(), engine.device):
-                stopped = sigint_stop = True  # Ctrl-C: stop here, at a group boundary, on every rank
+                run.stopped = run.sigint_stop = True  # Ctrl-C: stop here, at a group boundary, on every rank
                 break
         if groups.partial is not None:
-            partials.append({"epoch": epoch, **groups.partial.to_dict()})
-        if stopped:
+            run.partials.append({"epoch": epoch, **groups.partial.to_dict()})
+        if run.stopped:
             break
-        position = {"epoch": epoch + 1, "microbatch": 0, "group": 0}
-    sigint.__exit__(None, None, None)
-    if bar is not None:
-        bar.close()
-    if ckpt_path and diverged is None:  # a diverged run keeps its last good checkpoint
-        final_position = next_position if stopped else {"epoch": config.epochs, "microbatch": 0, "group": 0}
-        if results:
-            _save(kind, out, engine, final_position, run_key, partials)
+        run.position = {"epoch": epoch + 1, "microbatch": 0, "group": 0}
 
-    c = engine.counters
+
+def _final_checkpoint(run: _Session) -> None:
+    """The checkpoint at the end (or where the run stopped); a diverged run keeps its last good one."""
+    if run.ckpt_path and run.diverged is None and run.results:
+        end = run.next_position if run.stopped else {"epoch": run.config.epochs, "microbatch": 0, "group": 0}
+        _save(run.kind, run.out, run.engine, end, run.run_key, run.partials)
+
+
+def _record(run: _Session, probes: dict[str, Any], started: float) -> RunRecord:
+    """The run record: totals over every replica (a collective), peaks, what stopped the run."""
+    config, replicas, results, c = run.config, run.replicas, run.results, run.engine.counters
     per_replica = replicas.gather({"rank": replicas.rank, "samples": c.samples, "supervised_tokens": c.supervised_tokens,
                                    "microbatches": c.microbatches,
                                    "last_loss": results[-1].loss if results else None,
@@ -396,40 +447,46 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
     last_losses = [r.pop("last_loss") for r in per_replica]
     configured = config.micro_batch * config.accumulation_steps * replicas.size
     largest = sum(r.pop("largest_update") for r in per_replica)  # groups line up across replicas
-    data_notes = []
+    notes = []
+    if run.stopped and run.diverged is None:
+        notes.append(f"interrupted after {c.updates_attempted} updates" + (" by SIGINT" if run.sigint_stop else "")
+                     + (" (resume with --resume)" if run.ckpt_path else " (no --out: nothing to resume from)"))
+    if run.diverged:
+        notes.append(f"diverged at {run.diverged}")
     if results and largest < configured:  # m×A×D is more than the data holds: say what was processed
-        data_notes = [f"the data filled no full update: m×A×D = {configured} samples were asked for, the "
-                      f"largest update used {largest} (effective_batch states what was processed)"]
+        notes.append(f"the data filled no full update: m×A×D = {configured} samples were asked for, the "
+                     f"largest update used {largest} (effective_batch states what was processed)")
     # every replica reports the same group loss (UpdateResult.loss), so their mean is that loss
     final_loss = sum(last_losses) / replicas.size if results and None not in last_losses else None
-    record = RunRecord(
-        model=config.model, task=task, micro_batch=config.micro_batch, accumulation_steps=config.accumulation_steps,
-        replicas=replicas.size, effective_batch=min(configured, largest) if results else configured,
+    return RunRecord(
+        model=config.model, task=run.task, micro_batch=config.micro_batch,
+        accumulation_steps=config.accumulation_steps, replicas=replicas.size,
+        effective_batch=min(configured, largest) if results else configured,
         precision=config.precision, normalization=config.normalization, last_group_policy=config.last_group,
         updates_attempted=c.updates_attempted, updates_applied=c.updates_applied, scheduler_steps=c.scheduler_steps,
         microbatches=sum(r["microbatches"] for r in per_replica), samples=sum(r["samples"] for r in per_replica),
         supervised_tokens=sum(r["supervised_tokens"] for r in per_replica),
         last_group={"policy": config.last_group, "accumulation_steps": config.accumulation_steps,
-                    "groups": partials} if partials else None,
+                    "groups": run.partials} if run.partials else None,
         per_replica=per_replica, peak_memory_bytes={name: int(p.peak_bytes()) for name, p in probes.items()},
-        final_loss=final_loss,
-        seconds=round(time.perf_counter() - started, 3), seed=config.seed, device=str(engine.device),
-        notes=[f"interrupted after {c.updates_attempted} updates"
-               + (" by SIGINT" if sigint_stop else "")
-               + (" (resume with --resume)" if ckpt_path else " (no --out: nothing to resume from)")]
-        * bool(stopped and diverged is None) + [f"diverged at {diverged}"] * bool(diverged) + data_notes,
+        final_loss=final_loss, seconds=round(time.perf_counter() - started, 3), seed=config.seed,
+        device=str(run.engine.device), notes=notes,
     )
-    paths = record.save(out) if out and replicas.rank == 0 else None
-    run = TrainRun(record, results, model, ckpt_path, paths)
-    if sigint_stop:
-        run.extra["interrupted"] = "SIGINT"
-    if diverged is not None:
+
+
+def _finish(run: _Session, record: RunRecord) -> TrainRun:
+    """Save the record (rank 0) and hand back the run; a diverged run raises :class:`TrainingDiverged`."""
+    paths = record.save(run.out) if run.out and run.replicas.rank == 0 else None
+    done = TrainRun(record, run.results, run.model, run.ckpt_path, paths)
+    if run.sigint_stop:
+        done.extra["interrupted"] = "SIGINT"
+    if run.diverged is not None:
         saved = f"; run record in {paths[0]}" if paths else ""
-        last = (f"; the last checkpoint (before it) stays in {out}: --resume continues from it with the same settings, "
-                "which diverge again here — lower --lr (or add --clip) in a new --out"
-                if ckpt_path and ckpt_path.exists() else "; lower --lr (or add --clip) and train again")
-        raise TrainingDiverged(f"the run diverged at {diverged}{saved}{last}", run)
-    return run
+        last = (f"; the last checkpoint (before it) stays in {run.out}: --resume continues from it with the same "
+                "settings, which diverge again here — lower --lr (or add --clip) in a new --out"
+                if run.ckpt_path and run.ckpt_path.exists() else "; lower --lr (or add --clip) and train again")
+        raise TrainingDiverged(f"the run diverged at {run.diverged}{saved}{last}", done)
+    return done
 
 
 def _stop_agreed(replicas: Replicas, stop: bool, device: torch.device) -> bool:
