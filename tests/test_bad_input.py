@@ -1,4 +1,4 @@
-"""Bad input → exit 2, one message naming the flag, no traceback, nothing written (issue 13).
+"""Bad input → exit 2, one message naming the flag, no traceback, nothing written.
 
 Every numeric or path flag of every command × {0, negative, float, string, huge, empty}, minus
 the values that are valid for that flag. The table runs the CLI's ``main()`` in-process (the
@@ -121,7 +121,7 @@ def test_huge_values_that_are_allowed_answer_at_once(capsys):
     assert "1, 2, 4, 5, 8" in error and "…" in error and error.endswith("1000000000000]")  # 169 divisors, elided
 
 
-# torchrun's variables, half set or nonsense (issue 14's hostile pass): refused before anything runs.
+# torchrun's variables, half set or nonsense : refused before anything runs.
 # Before: WORLD_SIZE=abc was a ValueError traceback (train), WORLD_SIZE=2 without RANK trained on one
 # process as "replicas 1" with exit 0, and RANK=1 alone made --json print nothing at all.
 TORCHRUN_ENV = [
@@ -156,7 +156,7 @@ def test_torchrun_variables_half_set_or_nonsense_are_refused(env, argv, needle, 
     assert list(in_empty_folder.iterdir()) == []
 
 
-# The sharding flags refused by `verify` (issue 14). Before: the message went to stdout in text mode,
+# The sharding flags refused by `verify`. Before: the message went to stdout in text mode,
 # and with --json the object had no "exit" (it carried a "text" copy of the message instead).
 SHARD_FLAGS = [
     (["verify", "--shard"], "--shard splits the model across data-parallel replicas"),

@@ -1,4 +1,4 @@
-"""A refused group changes nothing (issue 13 item 2): an inf/NaN gradient behind a finite loss is
+"""A refused group changes nothing: an inf/NaN gradient behind a finite loss is
 refused with clipping on *and off*; BatchNorm running statistics polluted by a NaN input are
 put back; the fused finite check itself is exact."""
 

@@ -1,7 +1,7 @@
 """The local launcher on PyTorch's elastic launcher (MB-7): no orphan, no temp folder, tracebacks
 reach the caller, a script's own functions run as workers, a port taken by someone else cannot
 break the rendezvous, and Ctrl-C on `gastudy train --replicas 2` stops every rank at one group
-boundary with checkpoints that resume bit-identically (issue 13).
+boundary with checkpoints that resume bit-identically.
 
 Few launches, each bounded: starting processes (``import torch``) is what costs on 2 cores.
 """

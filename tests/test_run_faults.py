@@ -1,4 +1,4 @@
-"""Nothing lost (issue 13 items 1, 3, 5): --out checked before the run, a run folder reused only
+"""Nothing lost: --out checked before the run, a run folder reused only
 when asked, locked while written, the record kept whole on resume, changed settings and damaged
 checkpoints refused with one message, Ctrl-C stopping at a group boundary with a checkpoint."""
 

@@ -230,7 +230,7 @@ def test_cli_parser_and_missing_folder(tmp_path, capsys):
     args = parser.parse_args(["site", "--out", str(tmp_path / "s"), "--notebooks", str(tmp_path / "none"),
                               "--only", "a", "b"])
     assert args.only == ["a", "b"] and args.func is site_command and args.jobs is None
-    assert site_command(args) == 2  # bad input (issue 13's contract): exit 2, the flag named, on stderr
+    assert site_command(args) == 2  # bad input: exit 2, the flag named, on stderr
     assert "--notebooks" in capsys.readouterr().err
     assert parser.parse_args(["site", "--jobs", "3"]).jobs == 3
     with pytest.raises(SystemExit):

@@ -3,7 +3,7 @@
 Each notebook states its teaching time once, as ``*Time: NN min*`` in its first markdown cell.
 The guide's full-day agenda gives every notebook exactly that time; its three-hour agenda gives
 every chapter a core slot no longer than that, fits in 180 minutes with its breaks, and its start
-times add up. Course: the workshop (issue 11, section 4).
+times add up. Course: the workshop (section 4).
 """
 
 from __future__ import annotations

@@ -261,18 +261,6 @@ async def _execute_copy_async(path: Path, workdir: Path, timeout: int, kernel_na
     return nb
 
 
-def execute_copy(path: Path, workdir: Path, timeout: int = 300, kernel_name: str = "python3") -> Any:
-    """Execute a copy of the notebook at ``path`` with ``workdir`` as its working folder.
-
-    The file at ``path`` is read once and never written. Widget state is stored so that
-    :func:`flatten_widgets` can render the labs. Raises :class:`SiteBuildError` naming the
-    notebook and the failing cell's error when a cell raises. Course: all chapters (static edition).
-    """
-    from nbclient.util import run_sync
-
-    return run_sync(_execute_copy_async)(path, workdir, timeout, kernel_name)
-
-
 async def _execute_all(paths: list[Path], workdir: Path, timeout: int, kernel_name: str, jobs: int,
                        done: Any = None) -> list[tuple[Any, float]]:
     """Execute copies of ``paths``, at most ``jobs`` at once, each in ``workdir/<stem>``.

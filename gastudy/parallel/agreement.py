@@ -157,12 +157,6 @@ class ReplicaGroup(Group):
     replica_microbatches: list[int] = field(default_factory=list)
     fillers: int = 0
 
-    @property
-    def global_items(self) -> int:
-        """Supervised items of the whole group over all replicas: the global denominator."""
-        return sum(self.replica_items)
-
-
 
 def filler_microbatch(batch: Batch, ignore_index: int = -100) -> Batch:
     """A copy of ``batch`` that contributes nothing: every label ignored, no sample id.

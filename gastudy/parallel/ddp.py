@@ -65,9 +65,6 @@ DENOMINATORS = ("global", "local")
 DUPLICATE_POLICIES = ("raise", "warn", "off")
 
 
-# --------------------------------------------------------------------------- process group
-
-
 # --------------------------------------------------------------------------- communication counter
 
 
@@ -132,15 +129,6 @@ def _counting_allreduce_hook(state, bucket):  # no annotations: DDP checks them 
         return buffer
 
     return dist.all_reduce(both, group=group, async_op=True).get_future().then(unpack)
-
-
-# --------------------------------------------------------------------------- sample ids
-
-
-# --------------------------------------------------------------------------- agreed groups
-
-
-# Per-rank row exchanged before every group by DistributedGroupStream.
 
 
 # --------------------------------------------------------------------------- the replicas
@@ -344,8 +332,4 @@ class DDPReplicas:
         return {"replicas": self.size, "no_sync": self.no_sync, "denominator": self.denominator,
                 "per_replica": copy.deepcopy(self.totals), "allreduce_per_update": comm,
                 "sample_ids": self.ids_report.to_dict() if self.ids_report else None}
-
-
-# --------------------------------------------------------------------------- course measurements
-
 

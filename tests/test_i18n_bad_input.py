@@ -1,6 +1,6 @@
 """Hostile input to the language switch, the editions command and chapter 06's sharded lab/exercise.
 
-Each test is a regression test of a defect found by an adversarial pass (issues 13-15): bad input
+Each test is a regression test of a defect found by an adversarial pass: bad input
 gives one message that says what to change (exit 2 on the command line, naming the flag or the
 variable), and nothing is written. Nothing here starts a process pool.
 """

@@ -1,4 +1,4 @@
-"""Bring-your-own-model input, hostile and from real Hugging Face tools (issue 12, MB-4, MB-10).
+"""Bring-your-own-model batches, from real Hugging Face tools and hostile (MB-4, MB-10).
 
 Real transformers 5.24 collators (a tiny WordLevel tokenizer built in memory, nothing is
 downloaded) feed a DataLoader → make_groups → Accumulator / verify_one_update on tiny float64

@@ -1,4 +1,4 @@
-"""Redraw work of issue 10 on chapters 00–05: one draw per figure, no mathtext on log axes, a layout
+"""Lab redraws of chapters 00–05: one draw per figure, no mathtext on log axes, a layout
 laid out once and reused, printed verdicts that wrap between words, and labs that measure once per
 setting and advance their progress bar."""
 
