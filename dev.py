@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(PY), "-m", "gastudy", "site", *rest], cwd=ROOT)
     # two test processes by default (one per core of the CI machine; files stay whole, notebooks run in order)
     parallel = [] if any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in rest) else \
-        ["-n", "auto", "--dist", "loadfile"]
+        ["-n", "auto"]
     return subprocess.call([str(PY), "-m", "pytest", *parallel, *rest], cwd=ROOT)
 
 

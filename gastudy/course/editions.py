@@ -124,7 +124,7 @@ def load_translations(notebook: Path, code: str, notebooks_dir: str | Path = "no
 
 
 def _set_language_cell(code: str) -> nbformat.NotebookNode:
-    cell = nbformat.v4.new_code_cell(f'from gastudy.course.i18n import set_language\nset_language("{code}")')
+    cell = nbformat.v4.new_code_cell(f'from gastudy.course.i18n import set_language\n\nset_language("{code}")')
     cell["id"] = SET_LANGUAGE_ID
     return cell
 
