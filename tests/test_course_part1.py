@@ -560,7 +560,7 @@ def test_wrong_answers_get_specific_feedback(key, answer, says, capsys):
 
 
 def test_update_exercise_names_the_zero_grad_mistake(capsys):
-    from gastudy.check.pitfalls import forget_zero_grad, zero_per_microbatch
+    from gastudy.course.pitfalls import forget_zero_grad, zero_per_microbatch
 
     assert not check_exercise("01.2", zero_per_microbatch)
     assert "zero_grad runs inside the microbatch loop" in capsys.readouterr().out

@@ -386,7 +386,7 @@ def test_checkers_explain_wrong_answers(capsys):
     assert "0-based" in capsys.readouterr().out
     assert check_exercise("09.1", [1, 2, 3, 4, 6, 8, 12, 16, 24, 48]).ok is False
     assert "ignores D" in capsys.readouterr().out
-    from gastudy.check.pitfalls import forget_zero_grad
+    from gastudy.course.pitfalls import forget_zero_grad
 
     assert check_exercise("11.1", forget_zero_grad).ok is False
     assert "ineffective accumulation" in capsys.readouterr().out

@@ -8,13 +8,14 @@ import pytest
 import torch
 
 from gastudy.check import diagnostics as D
-from gastudy.check import pitfalls as P
-from gastudy.check.clinic import run_clinic
 from gastudy.check.steps import record_steps
-from gastudy.core.counting import count_supervised, count_unshifted
+from gastudy.core.counting import count_supervised
 from gastudy.core.data import AdditionDataset
 from gastudy.core.engine import model_inputs
 from gastudy.core.loss import summed_loss
+from gastudy.course import pitfalls as P
+from gastudy.course.clinic import run_clinic
+from gastudy.course.mistakes import count_unshifted
 
 CPU = torch.device("cpu")
 

@@ -280,7 +280,7 @@ def test_global_denominator_equals_big_batch_and_naive_mean_does_not(two_ranks):
     assert ranks[0]["global"]["denominator"] == ranks[1]["global"]["denominator"] == sum(items)
     assert ranks[0]["global"]["max_rel_diff"] < 1e-12  # float64: only rounding is left
     assert ranks[0]["local"]["max_rel_diff"] > 1e-3  # the naive per-replica mean is measurably off
-    assert ranks[0]["local"]["denominator"] == 2 * items[0]  # own items × D (the engine multiplies by D)
+    assert ranks[0]["local"]["denominator"] == items[0]  # each replica divides by its own items
     assert sorted(ranks[0]["sample_ids"] + ranks[1]["sample_ids"]) == list(range(16))
 
 

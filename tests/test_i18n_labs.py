@@ -338,8 +338,8 @@ def test_verifier_and_clinic_translate_the_library_names_and_keep_its_measuremen
 
 
 def test_clinic_table_advances_its_progress_bar_per_case():
-    from gastudy.check.pitfalls import PITFALLS
     from gastudy.course.labs.clinic import ClinicTableLab
+    from gastudy.course.pitfalls import PITFALLS
 
     lab = ClinicTableLab(accumulation_steps=3)
     seen = []

@@ -1,10 +1,10 @@
 import pytest
 import torch
 
-from gastudy.core.counting import count_supervised, count_unshifted, target_labels
+from gastudy.core.counting import count_supervised, target_labels
 from gastudy.core.data import AdditionDataset, packed_collate, pad_collate
-from gastudy.core.loss import mean_of_means, weighted_mean
 from gastudy.core.plan import BatchPlan, PlanError, plan_from_target
+from gastudy.course.mistakes import count_unshifted, mean_of_means, weighted_mean
 
 
 def test_effective_batch_and_share_mb2_example():

@@ -122,9 +122,9 @@ def plain_rank(cover_forward: bool, A: int = 3) -> dict:
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
 
-    from gastudy import build_model
     from gastudy.core.counting import count_supervised
     from gastudy.core.loss import summed_loss
+    from gastudy.core.models import build_model
     from gastudy.course.demos.ddp import rank_microbatches
     from gastudy.parallel.ddp import CommCounter
 

@@ -5,6 +5,7 @@ import pytest
 from gastudy.check.verify import TOLERANCES, verify_one_update
 from gastudy.cli.main import main
 from gastudy.core.record import RunRecord
+from gastudy.course import mistakes
 
 
 def test_default_configuration_passes_every_check():
@@ -21,7 +22,7 @@ def test_default_configuration_passes_every_check():
 
 @pytest.mark.parametrize("normalization", ["steps", "mean"])
 def test_wrong_normalization_fails_on_variable_length_data(normalization):
-    report = verify_one_update(normalization=normalization)
+    report = verify_one_update(normalization=mistakes.normalization(normalization))
     assert not report.passed
     assert report.max_rel_diff > 10 * TOLERANCES["fp32"]
     assert any("use 'tokens'" in r for r in report.reasons)
@@ -142,5 +143,6 @@ def test_steps_normalization_still_fails_at_the_fp64_tolerance():
     from tests.helpers import addition_microbatches
 
     model = build_model("tiny-gpt", seed=0, dtype=torch.float64, hidden=16, layers=2, heads=2)
-    report = verify_one_update(model, microbatches=addition_microbatches(8, 2), task="causal", normalization="steps")
+    report = verify_one_update(model, microbatches=addition_microbatches(8, 2), task="causal",
+                               normalization=mistakes.Steps())
     assert not report.passed and report.rel_error > 1e-3 and report.tolerance == 1e-12

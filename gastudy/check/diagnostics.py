@@ -1,7 +1,8 @@
 """Detectors for the five classic accumulation symptoms (course: MB-11, also MB-1, MB-4, MB-6, GA-6).
 
-Each detector takes an **update function** (see :mod:`gastudy.check.pitfalls`: it performs one
-optimizer update from one group and returns the logged loss), runs it on deep copies of a
+Each detector takes an **update function** (:data:`UpdateFn`: it performs one optimizer
+update from one group and returns the logged loss; the course's wrong loops are in
+``gastudy.course.pitfalls``), runs it on deep copies of a
 small :class:`Setup`, measures, and returns a :class:`Verdict`:
 
 =============================  ===============================================================
@@ -37,7 +38,6 @@ import torch
 from torch import nn
 
 from gastudy.check.judge import name_rescaling, scale_fit, tolerance
-from gastudy.check.pitfalls import UpdateFn
 from gastudy.check.reference import precision_of, unshifted_rows
 from gastudy.check.reference import rel_error as rel_diff
 from gastudy.check.steps import StepRecord, current_gradient, flat, record_steps
@@ -56,6 +56,9 @@ from gastudy.core.groups import Group, build_group
 from gastudy.core.loss import logits_of, summed_loss
 from gastudy.core.models import build_model, task_of
 from gastudy.memory.saved import format_bytes, storage_key
+
+# An update function: ONE optimizer update from one group, returning the logged loss (nats).
+UpdateFn = Callable[[nn.Module, torch.optim.Optimizer, Any, Group], float]
 
 # ---------------------------------------------------------------------------------------------
 # Verdicts and the setup

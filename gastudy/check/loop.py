@@ -28,7 +28,6 @@ import torch
 from torch import nn
 
 from gastudy.check.diagnostics import default_optimizer, default_scheduler
-from gastudy.check.pitfalls import task_of_batch
 from gastudy.check.reference import Forward
 from gastudy.check.watched import (
     LoopReport,
@@ -39,7 +38,7 @@ from gastudy.check.watched import (
     watched_update,
     with_sample_ids,
 )
-from gastudy.core.counting import check_task
+from gastudy.core.counting import check_task, task_of_batch
 from gastudy.core.groups import build_group
 
 TrainStep = Callable[..., Any]

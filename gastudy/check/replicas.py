@@ -21,17 +21,21 @@ import torch.distributed as dist
 
 from gastudy.check.steps import first_step_gradients, grads_are_zero
 from gastudy.check.trace import trace_loop
+from gastudy.core.loss import Normalization
 from gastudy.parallel.fsdp import engine_precision, full_tensors, make_replicas
 
 
 def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
-                           precision: str = "fp32", normalization: str = "tokens", collate: str = "padded",
-                           seed: int = 0, no_sync: bool = True, shard: bool = False, sync: str = "deferred"):
+                           precision: str = "fp32", normalization: str | Normalization = "tokens",
+                           collate: str = "padded", seed: int = 0, no_sync: bool = True, shard: bool = False,
+                           sync: str = "deferred", naive: Normalization | None = None):
     """One rank of :func:`verify_on_replicas`: one real DDP update and (rank 0) the big batch.
 
     With ``shard`` the replicas are FSDP2 (:class:`~gastudy.parallel.fsdp.FSDPReplicas`, sync
-    policy ``sync``) and the sharded gradients are made whole before the comparison.
-    Returns this rank's facts; rank 0 also returns the :class:`~gastudy.check.verify.VerifyReport`.
+    policy ``sync``) and the sharded gradients are made whole before the comparison. ``naive``:
+    a second normalization whose update is run too and measured against the same big batch
+    (the course's per-replica mean). Returns this rank's facts; rank 0 also returns the
+    :class:`~gastudy.check.verify.VerifyReport`.
 
     Course: MB-7.
     """
@@ -45,8 +49,9 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
         has_batchnorm,
     )
     from gastudy.core.counting import count_supervised
-    from gastudy.core.engine import Accumulator
+    from gastudy.core.engine import Accumulator, Counters
     from gastudy.core.groups import build_group
+    from gastudy.core.loss import as_normalization
     from gastudy.core.models import build_model, task_of
     from gastudy.core.record import RunRecord
 
@@ -54,13 +59,14 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
     shards = [controlled_microbatches(model, micro_batch, accumulation_steps, collate, seed, replicas=D, rank=r)
               for r in range(D)]
     gradients, results = {}, {}
-    for mode in ("global", "local"):  # the naive local mean is measured for comparison only
+    modes = {"global": as_normalization(normalization), **({"naive": naive} if naive is not None else {})}
+    for mode, norm in modes.items():
         net = build_model(model, seed=seed)
-        replicas = make_replicas(shard, sync, no_sync, precision, denominator=mode)
+        replicas = make_replicas(shard, sync, no_sync, precision)
         wrapped = replicas.wrap(net)  # fully_shard replaces the parameters: the optimizer comes after
         optimizer = torch.optim.SGD(wrapped.parameters(), lr=1e-3)
         engine = Accumulator(wrapped, optimizer, accumulation_steps=accumulation_steps, task=task,
-                             normalization=normalization, precision=engine_precision(replicas, precision),
+                             normalization=norm, precision=engine_precision(replicas, precision),
                              replicas=replicas)
         group = next(iter(replicas.group_stream(shards[rank], accumulation_steps, task)))
         zero_before = grads_are_zero(net)
@@ -83,7 +89,7 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
     max_rel, tolerance = verdict.rel_error, verdict.tolerance
     ref = unflatten(big.gradient, reference_model)
     max_abs, _ = compare_gradients(gradients["global"], ref)
-    naive_abs, naive_rel = compare_gradients(gradients["local"], ref)
+    naive_abs, naive_rel = compare_gradients(gradients["naive"], ref) if naive is not None else (None, None)
     totals, ids = replicas.totals, replicas.ids_report
     ref_ids = [int(i) for shard in shards for mb in shard for i in mb["sample_ids"].reshape(-1)]
     ref_items = sum(count_supervised(mb, task) for shard in shards for mb in shard)
@@ -108,44 +114,44 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
     if reasons and main["has_bn"]:
         reasons.append("the model has BatchNorm: each microbatch (and each replica) is normalized with its own "
                        "statistics, so accumulation cannot reproduce the big batch (MB-8)")
-    if reasons and normalization != "tokens":
-        reasons.append(f"normalization {normalization!r} weights microbatches equally although their supervised "
+    name = modes["global"].name
+    if reasons and name != "tokens":
+        reasons.append(f"normalization {name!r} weights microbatches equally although their supervised "
                        f"counts differ; use 'tokens'")
-    c = main["engine"].counters
+    counts = Counters.over_replicas([{**main["engine"].counters.to_dict(), **t, "backward_passes": t["microbatches"]}
+                                     for t in totals])
     record = RunRecord(
-        model=model, task=task, micro_batch=micro_batch, accumulation_steps=accumulation_steps, replicas=D,
-        effective_batch=micro_batch * accumulation_steps * D, precision=precision, normalization=normalization,
-        last_group_policy="keep", updates_attempted=c.updates_attempted, updates_applied=c.updates_applied,
-        scheduler_steps=c.scheduler_steps, microbatches=sum(t["microbatches"] for t in totals),
-        samples=sum(t["samples"] for t in totals), supervised_tokens=sum(t["supervised_tokens"] for t in totals),
-        per_replica=[{k: t[k] for k in ("rank", "samples", "supervised_tokens", "microbatches")} for t in totals],
+        **counts.to_dict(), model=model, task=task, micro_batch=micro_batch, accumulation_steps=accumulation_steps,
+        replicas=D, effective_batch=micro_batch * accumulation_steps * D, precision=precision, normalization=name,
+        last_group_policy="keep", per_replica=[{k: t[k] for k in ("rank", "samples", "supervised_tokens", "microbatches")} for t in totals],
         final_loss=results["global"].loss, seed=seed, device="cpu",
         notes=[replicas.describe() if shard else
                f"data parallel: D={D} local processes (gloo), no_sync {'on' if no_sync else 'off'}: "
                f"{calls} gradient all-reduce call(s) in the update",
-               f"the naive per-replica mean would differ from the big batch by {naive_abs:.3g} "
-               f"(relative {naive_rel:.3g})"],
+               *([f"the {naive.name} would differ from the big batch by {naive_abs:.3g} (relative {naive_rel:.3g})"]
+                 if naive is not None else [])],
     )
     config = {"model": model, "micro_batch": micro_batch, "accumulation_steps": accumulation_steps,
-              "replicas": D, "precision": precision, "normalization": normalization, "task": task, "seed": seed,
+              "replicas": D, "precision": precision, "normalization": name, "task": task, "seed": seed,
               "no_sync": no_sync, "sharding": "fsdp2" if shard else None, "sync": sync if shard else None}
     report = VerifyReport(not reasons, checks, max_abs, max_rel, tolerance, config, record, reasons, verdict.floor)
-    return {"rank": 0, "report": report, "naive": {"max_abs_diff": naive_abs, "max_rel_diff": naive_rel,
-                                                     "rel_error": naive_rel},
+    return {"rank": 0, "report": report,
+            "naive": None if naive is None else {"max_abs_diff": naive_abs, "max_rel_diff": naive_rel,
+                                                 "rel_error": naive_rel},
             "allreduce_calls": calls, "collectives": comm[0] if comm else {},
             "peak_gradient_bytes": max(replicas.peak_gradient_bytes.values(), default=0) if shard else None}
 
 
 def check_replica_settings(replicas: int, micro_batch: int, accumulation_steps: int, precision: str,
-                           normalization: str, shard: bool = False, sync: str = "deferred") -> None:
+                           normalization: str | Normalization, shard: bool = False, sync: str = "deferred") -> None:
     """Raise ``ValueError`` (saying what to change) for settings no replica could run (course: MB-7);
     with ``shard`` also the sync policy and fp16 (:func:`~gastudy.parallel.fsdp.check_shard_settings`)."""
-    from gastudy.core.loss import check_normalization
+    from gastudy.core.loss import as_normalization
     from gastudy.core.plan import BatchPlan
     from gastudy.core.precision import PRECISIONS
 
     BatchPlan(micro_batch, accumulation_steps, replicas)
-    check_normalization(normalization)
+    as_normalization(normalization)
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; use one of {', '.join(PRECISIONS)}")
     if shard:
@@ -155,9 +161,10 @@ def check_replica_settings(replicas: int, micro_batch: int, accumulation_steps: 
 
 
 def verify_on_replicas(replicas: int, model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
-                       precision: str = "fp32", normalization: str = "tokens", collate: str = "padded",
-                       seed: int = 0, no_sync: bool = True, timeout_s: float | None = None, shard: bool = False,
-                       sync: str = "deferred") -> dict[str, Any]:
+                       precision: str = "fp32", normalization: str | Normalization = "tokens",
+                       collate: str = "padded", seed: int = 0, no_sync: bool = True, timeout_s: float | None = None,
+                       shard: bool = False, sync: str = "deferred", naive: Normalization | None = None
+                       ) -> dict[str, Any]:
     """Verify one accumulated update on ``replicas`` local processes (DDP, gloo) (course: MB-7, MB-10).
 
     Each process runs one real update of m×A samples (its shard; shards have different token
@@ -165,7 +172,8 @@ def verify_on_replicas(replicas: int, model: str = "tiny-gpt", micro_batch: int 
     batch over all m×A×D samples. ``timeout_s`` bounds every collective (default
     :func:`~gastudy.parallel.process_group.default_timeout_s`); the whole run gets four times
     that. Returns rank 0's ``{"report": VerifyReport, "naive": {"max_abs_diff",
-    "max_rel_diff"} (the naive per-replica mean's gap), "allreduce_calls": int}``. With ``shard``
+    "max_rel_diff"} (the gap of the update with the ``naive`` normalization, ``None`` without
+    one), "allreduce_calls": int}``. With ``shard``
     the replicas are FSDP2 with sync policy ``sync`` (``allreduce_calls`` then counts the
     reduce-scatters; ``collectives`` and ``peak_gradient_bytes`` say more).
 
@@ -180,8 +188,8 @@ def verify_on_replicas(replicas: int, model: str = "tiny-gpt", micro_batch: int 
     timeout = float(timeout_s or default_timeout_s())
     ranks = run_local(verify_replicas_worker, replicas, model=model, micro_batch=micro_batch,
                       accumulation_steps=accumulation_steps, precision=precision, normalization=normalization,
-                      collate=collate, seed=seed, no_sync=no_sync, shard=shard, sync=sync, pg_timeout=timeout,
-                      timeout=timeout * 4)
+                      collate=collate, seed=seed, no_sync=no_sync, shard=shard, sync=sync, naive=naive,
+                      pg_timeout=timeout, timeout=timeout * 4)
     return ranks[0]
 
 

@@ -11,7 +11,7 @@ model, in the precision the update ran in. It checks:
 - every gradient is finite; gradients are zero at the group boundary (before and after);
 - exactly one optimizer step and exactly one scheduler step happened.
 
-It passes with the default (token) normalization, fails with ``steps``/``mean`` on
+It passes with the default (token) normalization, fails with the course's ``Steps``/``MeanOfMeans`` on
 variable-length data, and fails with an explanation on a BatchNorm model (MB-8) or a model
 with active dropout.
 
@@ -47,7 +47,7 @@ from gastudy.core.data import (
 )
 from gastudy.core.engine import Accumulator, model_inputs, on_device
 from gastudy.core.groups import GroupStream, check_fits
-from gastudy.core.loss import check_normalization, summed_loss
+from gastudy.core.loss import Normalization, as_normalization, summed_loss
 from gastudy.core.models import build_model, task_of
 from gastudy.core.precision import PRECISIONS
 from gastudy.core.record import RunRecord
@@ -183,7 +183,7 @@ def verify_one_update(
     micro_batch: int = 2,
     accumulation_steps: int = 4,
     precision: str | None = None,
-    normalization: str = "tokens",
+    normalization: str | Normalization = "tokens",
     collate: str = "padded",
     seed: int = 0,
     microbatches: Sequence[Mapping[str, torch.Tensor]] | None = None,
@@ -202,7 +202,8 @@ def verify_one_update(
         precision: ``fp64``, ``fp32``, ``bf16`` or ``fp16`` for the update (the reference runs
             in the model's dtype). Default ``None``: ``fp64`` for a float64 model, else ``fp32``
             (see :func:`verify_precision`; ``fp32`` on a float64 model also means ``fp64``).
-        normalization: ``tokens`` (passes), ``steps`` or ``mean`` (fail on variable lengths).
+        normalization: ``"tokens"`` (passes) or a :class:`~gastudy.core.loss.Normalization`
+            object (the course's ``Steps``/``MeanOfMeans`` fail on variable lengths).
         microbatches: your own controlled set: A batch dicts, e.g. from a Hugging Face collator;
             without ``sample_ids`` they are numbered by position (and the record says so).
             They are not modified.
@@ -214,7 +215,7 @@ def verify_one_update(
     ``microbatches``/``task``. The global random state is restored afterwards (dropout draws
     happen on a forked generator).
     """
-    check_normalization(normalization)
+    normalization = as_normalization(normalization)
     name = model if isinstance(model, str) else type(model).__name__
     if isinstance(model, str):
         task = task or task_of(model)
@@ -232,7 +233,7 @@ def verify_one_update(
 
 
 def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: str, precision: str,
-                      normalization: str, seed: int, tolerance: float | None) -> VerifyReport:
+                      normalization: Normalization, seed: int, tolerance: float | None) -> VerifyReport:
     """:func:`verify_one_update` after its arguments are settled; ``original`` is only read."""
     accumulation_steps = len(microbatches)
     # the group numbers samples without ids by position; its microbatches are new dicts
@@ -298,14 +299,14 @@ def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: 
     if reasons and has_batchnorm(model):
         reasons.append("the model has BatchNorm: each microbatch is normalized with its own statistics, so "
                        "accumulation cannot reproduce the big batch (MB-8); use LayerNorm/GroupNorm or accept the gap")
-    if reasons and normalization != "tokens":
-        reasons.append(f"normalization {normalization!r} weights microbatches equally although their supervised "
+    if reasons and normalization.name != "tokens":
+        reasons.append(f"normalization {normalization.name!r} weights microbatches equally although their supervised "
                        f"counts are {group.items}; use 'tokens' (sum of losses ÷ the group's items)")
     c = engine.counters
     record = RunRecord(
         model=name, task=task, micro_batch=int(microbatches[0]["sample_ids"].numel()),
         accumulation_steps=accumulation_steps, replicas=1, effective_batch=group.samples,
-        precision=precision, normalization=normalization, last_group_policy="keep",
+        precision=precision, normalization=normalization.name, last_group_policy="keep",
         updates_attempted=c.updates_attempted, updates_applied=c.updates_applied,
         scheduler_steps=c.scheduler_steps, microbatches=c.microbatches, samples=c.samples,
         supervised_tokens=c.supervised_tokens, final_loss=result.loss, seed=seed,
@@ -314,6 +315,6 @@ def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: 
         if group.ids_assigned else [],
     )
     config = {"model": name, "micro_batch": record.micro_batch, "accumulation_steps": accumulation_steps,
-              "precision": precision, "normalization": normalization, "task": task, "seed": seed}
+              "precision": precision, "normalization": normalization.name, "task": task, "seed": seed}
     return VerifyReport(not reasons, checks, max_abs, max_rel, tolerance, config, record, reasons, verdict.floor,
                         precision_gap)

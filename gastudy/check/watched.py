@@ -371,7 +371,7 @@ def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: 
 
 def update_function(train_step: TrainStep, sched_param: str | None, drop_ids: bool, labels: str = "labels",
                ignore_index: int = -100) -> Callable[..., float]:
-    """The user's train_step as a detector's update function (see :mod:`gastudy.check.pitfalls`):
+    """The user's train_step as a detector's update function (see :mod:`gastudy.course.pitfalls`):
     fresh copies of the batches every call, as the user gave them (their labels key and ignored
     value, no ids they did not have), the scheduler passed by name, errors wrapped."""
 

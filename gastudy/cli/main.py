@@ -22,6 +22,7 @@ from gastudy.cli.options import (
     fail,
     ip_address,
     nonempty,
+    normalization_of,
     notebooks_dir,
     real,
     record_text,
@@ -66,7 +67,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     try:
         report = verify_one_update(args.model, args.micro_batch, args.accumulation_steps, args.precision,
-                                   args.normalization, args.collate, args.seed)
+                                   normalization_of(args), args.collate, args.seed)
     except ValueError as e:
         return fail(args, str(e))
     if args.save:

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gastudy.core.loss import NORMALIZATIONS
 from gastudy.core.models import MODEL_NAMES
 from gastudy.core.precision import PRECISIONS
 
@@ -167,13 +166,26 @@ def nonempty(text: str) -> str:
 
 
 
+NORMALIZATIONS = ("tokens", "steps", "mean")
+
+
+def normalization_of(args: argparse.Namespace):
+    """``--normalization`` as the engine takes it: ``"tokens"``, or the course's wrong one
+    (:mod:`gastudy.course.mistakes`, imported only when asked for)."""
+    if args.normalization == "tokens":
+        return "tokens"
+    from gastudy.course.mistakes import normalization
+
+    return normalization(args.normalization)
+
+
 def train_config(args: argparse.Namespace):
     """The :class:`~gastudy.run.train.TrainConfig` described by ``gastudy train``'s flags."""
     from gastudy.run.train import TrainConfig
 
     return TrainConfig(
         model=args.model, micro_batch=args.micro_batch, accumulation_steps=args.accumulation_steps,
-        epochs=args.epochs, lr=args.lr, precision=args.precision, normalization=args.normalization,
+        epochs=args.epochs, lr=args.lr, precision=args.precision, normalization=normalization_of(args),
         last_group=args.last_group, collate=args.collate, dataset_size=args.dataset_size, seed=args.seed,
         clip_grad_norm=args.clip if args.clip > 0 else None, stop_after_updates=args.stop_after_updates,
         checkpoint_every=args.checkpoint_every, out_dir=args.out, progress=not args.no_progress and not args.json,
@@ -187,7 +199,8 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--micro-batch", "-m", type=whole(), default=2, help="m: samples per microbatch per replica")
     p.add_argument("--accumulation-steps", "-A", type=whole(), default=4, help="A: microbatches per update")
     p.add_argument("--precision", default="fp32", choices=PRECISIONS)
-    p.add_argument("--normalization", default="tokens", choices=NORMALIZATIONS)
+    p.add_argument("--normalization", default="tokens", choices=NORMALIZATIONS,
+                   help="tokens (right); steps and mean are the course's mistakes, to watch them fail")
     p.add_argument("--collate", default="padded", choices=("padded", "packed"))
     p.add_argument("--replicas", "-D", type=whole(1, MAX_REPLICAS), default=1,
                    help="D: data-parallel replicas (local processes)")

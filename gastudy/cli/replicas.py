@@ -32,7 +32,7 @@ import traceback
 from typing import Any
 
 from gastudy.check.replicas import verify_on_replicas
-from gastudy.cli.options import emit, fail, record_text, train_config
+from gastudy.cli.options import emit, fail, normalization_of, record_text, train_config
 from gastudy.parallel.process_group import (
     default_timeout_s,
     exit_when_parent_dies,
@@ -85,14 +85,15 @@ def verify_replicas(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
 
     Course: MB-7, MB-10.
     """
+    from gastudy.course.mistakes import PerReplicaMean
     from gastudy.parallel.launch import LaunchStopped, LaunchTimeout, WorkerError
 
     if (error := shard_error(args)) is not None:
         return 2, {"error": error, "text": f"gastudy: error: {error}"}
     try:
         rank0 = verify_on_replicas(args.replicas, args.model, args.micro_batch, args.accumulation_steps,
-                                   args.precision, args.normalization, args.collate, args.seed,
-                                   no_sync=getattr(args, "no_sync", True),
+                                   args.precision, normalization_of(args), args.collate, args.seed,
+                                   no_sync=getattr(args, "no_sync", True), naive=PerReplicaMean(),
                                    timeout_s=getattr(args, "dist_timeout", None), **_sharding(args))
     except ValueError as e:
         return 2, {"error": str(e), "text": f"gastudy: error: {e}"}

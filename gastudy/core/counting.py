@@ -27,13 +27,20 @@ def check_task(task: str) -> str:
     return task
 
 
+def task_of_batch(batch: Mapping[str, torch.Tensor]) -> str:
+    """The task a batch is counted for when none is given: ``classification`` for a batch of
+    ``inputs`` (a classifier's features), else ``causal`` (token ids, counted after the shift).
+    A masked LM must say ``task="masked"``."""
+    return "classification" if "inputs" in batch else "causal"
+
+
 def target_labels(batch: Mapping[str, torch.Tensor], task: str = "causal") -> torch.Tensor:
     """The label tensor the loss actually compares against (course: GA-5).
 
-    ``causal``: ``shift_labels`` if present, else ``labels[..., 1:]``. Other tasks: ``labels``.
-    Raises ``KeyError`` with a hint when the batch has no labels.
+    ``causal``: ``shift_labels`` if present, else ``labels[..., 1:]``. Other tasks: ``labels``
+    (``task`` is not validated here: groups and the engine check it once). Raises ``KeyError``
+    with a hint when the batch has no labels.
     """
-    check_task(task)
     if task == "causal" and "shift_labels" in batch:
         return batch["shift_labels"]
     if "labels" not in batch:
@@ -47,15 +54,7 @@ def count_supervised(batch: Mapping[str, torch.Tensor], task: str = "causal", ig
     """Number of supervised items in one microbatch (an ``int``; course: GA-5, MB-3).
 
     Counts the positions of :func:`target_labels` that are not ``ignore_index``. This is the
-    quantity summed over a whole group to form the token-normalized denominator.
+    quantity summed over a whole group to form the token-normalized denominator. Raises
+    ``ValueError`` for an unknown task.
     """
-    return int(torch.count_nonzero(target_labels(batch, task) != ignore_index))
-
-
-def count_unshifted(batch: Mapping[str, torch.Tensor], ignore_index: int = -100) -> int:
-    """The *wrong* causal count: ``labels != ignore_index`` without the shift (GA-5 pitfall).
-
-    Over-counts by one for every row whose first label is supervised (plain LM data). Shown
-    in the course next to :func:`count_supervised` to size the error.
-    """
-    return int((batch["labels"] != ignore_index).sum())
+    return int(torch.count_nonzero(target_labels(batch, check_task(task)) != ignore_index))

@@ -1,35 +1,104 @@
-"""Loss sums and normalizations (GA-4, GA-6, MB-3).
+"""The loss one microbatch contributes to its group, and how it is normalized (course: GA-4, GA-6, MB-3).
 
-The engine computes, for every microbatch, the **sum** of per-item losses and the number of
-supervised items; the normalization decides what that sum is divided by:
+The engine computes, for every microbatch, the **sum** of per-item losses; a
+:class:`Normalization` decides what that sum is divided by. The library offers the correct one:
 
-- ``tokens`` (default, correct): sum ÷ supervised items of the *whole group* (over all
-  microbatches and all replicas). The accumulated gradient equals the big-batch gradient.
-- ``steps``: (microbatch mean) ÷ A, with A the configured accumulation steps — the constant
-  divisor of popular helpers. Exact only when every microbatch has the same number of items
-  and the group is full; a short last group is under-weighted.
-- ``mean``: (microbatch mean) ÷ the number of microbatches actually in this group — the mean
-  of microbatch means. Right size for a short group, still biased on variable lengths.
+- :class:`Tokens` (the default): sum ÷ the supervised items of the *whole group* (all
+  microbatches, all replicas), counted before the first backward. The accumulated gradient
+  equals the big-batch gradient whatever the lengths and however the samples are split.
+- :class:`YourLoss`: a loss function of your own, ``loss_fn(output, batch, num_items_in_group)``,
+  either already divided by the group's items (``scaled_for_ga=True``: used as is) or a
+  per-microbatch mean (divided by the group's real number of microbatches).
+
+A normalization is an object the engine is given, so code outside the engine can pass
+another one (the course's wrong ones — a constant ÷ A, the mean of microbatch means, a
+per-replica mean — live in ``gastudy.course.mistakes``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import torch
 import torch.nn.functional as F
 
-from gastudy.core.counting import target_labels
+from gastudy.core.counting import check_task, target_labels
 
-NORMALIZATIONS = ("tokens", "steps", "mean")
+if TYPE_CHECKING:  # pragma: no cover
+    from gastudy.core.groups import Group
+
+UserLoss = Callable[[Any, Mapping[str, torch.Tensor], int], torch.Tensor]
 
 
-def check_normalization(normalization: str) -> str:
-    """Return ``normalization`` if known, else raise ``ValueError`` naming the valid ones."""
-    if normalization not in NORMALIZATIONS:
-        raise ValueError(f"unknown normalization {normalization!r}; use one of {', '.join(NORMALIZATIONS)}")
+@runtime_checkable
+class Normalization(Protocol):
+    """How one microbatch's loss is divided so that the group's backward passes add up to ONE
+    update. ``name`` is what the run record says."""
+
+    name: str
+
+    def loss(self, output: Any, batch: Mapping[str, torch.Tensor], group: Group, denominator: int,
+             replicas: int) -> torch.Tensor:
+        """This microbatch's share of the group loss: the 0-d tensor the engine calls backward on.
+
+        ``denominator``: the group's supervised items over all replicas (fixed before the
+        first backward); ``replicas``: D — data parallelism averages the gradients over the
+        D replicas, so a share of the global loss is multiplied by D to cancel that mean."""
+        ...
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Σ per-item losses ÷ the group's supervised items over all replicas (× D for DDP's mean):
+    the big batch's loss. Items equal to ``ignore_index`` are not counted nor summed."""
+
+    ignore_index: int = -100
+    name: ClassVar[str] = "tokens"
+
+    def loss(self, output: Any, batch: Mapping[str, torch.Tensor], group: Group, denominator: int,
+             replicas: int) -> torch.Tensor:
+        return sum_of_losses(output, batch, group.task, self.ignore_index) * (replicas / denominator)
+
+
+@dataclass(frozen=True)
+class YourLoss:
+    """Your loss ``loss_fn(output, batch, num_items_in_group) -> Tensor`` (the Hugging Face
+    signature). ``scaled_for_ga=True``: it already divides by ``num_items_in_group`` (used as is,
+    × D); ``False``: it returns a per-microbatch mean (divided by the group's real number of
+    microbatches). Never both divisions: that is the double division of GA-6."""
+
+    loss_fn: UserLoss
+    scaled_for_ga: bool = False
+    name: ClassVar[str] = "your loss"
+
+    def loss(self, output: Any, batch: Mapping[str, torch.Tensor], group: Group, denominator: int,
+             replicas: int) -> torch.Tensor:
+        loss = self.loss_fn(output, batch, denominator)
+        return loss * replicas if self.scaled_for_ga else loss / group.size
+
+
+def as_normalization(normalization: str | Normalization, ignore_index: int = -100) -> Normalization:
+    """The :class:`Normalization` object for ``normalization``: ``"tokens"`` (or ``None``) →
+    :class:`Tokens`; an object with ``name`` and ``loss`` → itself. Raises ``ValueError`` for
+    any other name (saying where the course's wrong ones are) and ``TypeError`` for anything else."""
+    if normalization is None or normalization == "tokens":
+        return Tokens(ignore_index)
+    if isinstance(normalization, str):
+        raise ValueError(f"unknown normalization {normalization!r}: the engine offers 'tokens' (the sum of losses ÷ "
+                         "the group's supervised items, the big batch) or a Normalization object; 'steps' and "
+                         "'mean' are mistakes the course shows: gastudy.course.mistakes.Steps() / MeanOfMeans()")
+    if not isinstance(normalization, Normalization):
+        raise TypeError(f"normalization must be 'tokens' or an object with .name and .loss(output, batch, group, "
+                        f"denominator, replicas), got {type(normalization).__name__}")
     return normalization
+
+
+def normalization_name(normalization: str | Normalization | None) -> str:
+    """The name the run record gives ``normalization`` (``"tokens"`` for ``None``)."""
+    return "tokens" if normalization is None else normalization if isinstance(normalization, str) \
+        else normalization.name
 
 
 def logits_of(output: Any) -> torch.Tensor:
@@ -54,7 +123,7 @@ def summed_loss(
     from a tokenizer or a NumPy pipeline) are read as int64, on the logits' device. Raises
     ``ValueError`` if logits and labels do not line up, ``TypeError`` for floating-point labels.
     """
-    loss_sum = sum_of_losses(output, batch, task, ignore_index)
+    loss_sum = sum_of_losses(output, batch, check_task(task), ignore_index)
     return loss_sum, int(torch.count_nonzero(target_labels(batch, task) != ignore_index))
 
 
@@ -84,24 +153,3 @@ def sum_of_losses(
     if logits.dtype in (torch.float16, torch.bfloat16):
         logits = logits.float()  # the loss is summed in float32 even under autocast
     return F.cross_entropy(logits, labels, ignore_index=ignore_index, reduction="sum")
-
-
-def weighted_mean(means: Sequence[float], counts: Sequence[int]) -> float:
-    """Token-weighted mean of per-microbatch mean losses (MB-3): Σ countᵢ·meanᵢ ÷ Σ countᵢ.
-
-    The 512/1536 example: ``weighted_mean([2, 4], [512, 1536]) == 3.5``.
-    Raises ``ValueError`` when the counts sum to zero or the lengths differ.
-    """
-    if len(means) != len(counts):
-        raise ValueError(f"{len(means)} means but {len(counts)} counts")
-    total = sum(counts)
-    if total <= 0:
-        raise ValueError("the counts sum to zero: there is no supervised item to average over")
-    return sum(m * c for m, c in zip(means, counts)) / total
-
-
-def mean_of_means(means: Sequence[float]) -> float:
-    """Unweighted mean of per-microbatch means (MB-3): ``mean_of_means([2, 4]) == 3.0``."""
-    if not means:
-        raise ValueError("no means to average")
-    return sum(means) / len(means)

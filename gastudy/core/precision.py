@@ -9,10 +9,8 @@ that was not *applied*; the scale is lowered.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 
 import torch
-from torch import nn
 
 PRECISIONS = ("fp32", "bf16", "fp16")
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -80,18 +78,3 @@ class Precision:
     def scale(self) -> float | None:
         """The current loss scale, or ``None`` without a scaler."""
         return self.scaler.get_scale() if self.scaler else None
-
-
-@contextlib.contextmanager
-def inject_overflow(model: nn.Module) -> Iterator[None]:
-    """Make the gradient of ``model``'s first parameter infinite while inside (MB-5 demo).
-
-    A backward hook multiplies that gradient by ``inf`` on every backward inside the context,
-    so a scaler run sees an overflow and skips the update. The hook is removed on exit.
-    """
-    param = next(p for p in model.parameters() if p.requires_grad)
-    handle = param.register_hook(lambda g: g * float("inf"))
-    try:
-        yield
-    finally:
-        handle.remove()

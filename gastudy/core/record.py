@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import json
 import platform
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from gastudy.core.engine import Counters
 
-@dataclass
-class RunRecord:
+
+@dataclass(kw_only=True)
+class RunRecord(Counters):
     """What a run did, in explicit units (course: MB-10).
 
-    Counts are totals over the run. ``per_replica`` lists, per rank, the samples and
+    The progress counters (:class:`~gastudy.core.engine.Counters`: microbatches, backward
+    passes, attempted and applied updates, scheduler steps, samples, supervised tokens) are
+    totals over the run and every replica. ``per_replica`` lists, per rank, the samples and
     supervised tokens that replica processed (one entry for a single process).
     ``peak_memory_bytes`` maps a device name (``"cpu"`` = process peak RSS, ``"cuda:0"`` =
     allocator peak) to bytes. ``last_group`` is ``None`` when every group was full, else
@@ -39,12 +43,6 @@ class RunRecord:
     last_group_policy: str
     tensor_parallel: int = 1
     pipeline_parallel: int = 1
-    updates_attempted: int = 0
-    updates_applied: int = 0
-    scheduler_steps: int = 0
-    microbatches: int = 0
-    samples: int = 0
-    supervised_tokens: int = 0
     last_group: dict[str, Any] | None = None
     per_replica: list[dict[str, int]] = field(default_factory=list)
     peak_memory_bytes: dict[str, int] = field(default_factory=dict)
@@ -57,8 +55,12 @@ class RunRecord:
         "torch": torch.__version__, "python": platform.python_version(), "platform": platform.platform()})
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of every field."""
-        return asdict(self)
+        """A JSON-ready dict of every field: the run's settings, then its counters, then the rest."""
+        d = asdict(self)
+        counters = {f.name: d.pop(f.name) for f in fields(Counters)}
+        keys = list(d)
+        at = keys.index("pipeline_parallel") + 1
+        return {**{k: d[k] for k in keys[:at]}, **counters, **{k: d[k] for k in keys[at:]}}
 
     def to_json(self) -> str:
         """The record as indented JSON."""

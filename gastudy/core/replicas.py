@@ -37,10 +37,8 @@ class Replicas(Protocol):
       gradient all-reduce that backward starts. ``group_loss(total)`` is called after that
       backward and returns the group's loss, the same on every replica: the replicas' totals
       summed ÷ D (the carried value if it was carried, else one small all-reduce).
-    - ``all_replicas(ok)`` returns True only when ``ok`` is true on every replica: the
-      engine's finite-gradient check must refuse a group on all replicas or on none. Replicas
-      that hold identical gradients after the backward (one process, DDP) answer ``ok`` as is;
-      sharded replicas, each checking its own shard, agree with one small all-reduce.
+    - ``any_replica(flag)`` returns True on every replica when ``flag`` is true on any (one
+      small collective with several): how a run's replicas agree to stop at one boundary.
     - ``gather(obj)`` returns ``obj`` from every replica, one entry per rank (sample ids,
       per-replica counts for the run record).
     - ``group_stream(microbatches, accumulation_steps, task, last_group, start_index)`` splits
@@ -61,7 +59,7 @@ class Replicas(Protocol):
 
     def group_loss(self, total: torch.Tensor) -> torch.Tensor: ...
 
-    def all_replicas(self, ok: bool) -> bool: ...
+    def any_replica(self, flag: bool) -> bool: ...
 
     def gather(self, obj: Any) -> list[Any]: ...
 
@@ -89,8 +87,8 @@ class SingleReplica:
     def group_loss(self, total: torch.Tensor) -> torch.Tensor:
         return total
 
-    def all_replicas(self, ok: bool) -> bool:
-        return ok
+    def any_replica(self, flag: bool) -> bool:
+        return flag
 
     def gather(self, obj: Any) -> list[Any]:
         return [obj]

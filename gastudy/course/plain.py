@@ -26,8 +26,9 @@ from gastudy.core.data import AdditionDataset, MicrobatchStream
 from gastudy.core.engine import Accumulator
 from gastudy.core.groups import build_group
 from gastudy.core.models import build_model
-from gastudy.core.precision import Precision, inject_overflow
+from gastudy.core.precision import Precision
 from gastudy.course.labs.updates import engine_gradient, gradient_snapshot, parameter_snapshot
+from gastudy.course.mistakes import inject_overflow
 
 Batch = dict[str, torch.Tensor]
 

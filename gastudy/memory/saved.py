@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from gastudy.core.checkpointing import checkpointed_layers, checkpointing, marked_layers
+from gastudy.core.counting import task_of_batch
 from gastudy.core.data import Batch
 from gastudy.core.engine import model_inputs
 from gastudy.core.loss import summed_loss
@@ -152,13 +153,6 @@ class SavedTensorCounter:
 
 
 
-def task_for(batch: Batch) -> str:
-    """The supervision kind of a course batch: ``causal`` with ``input_ids``, else
-    ``classification`` (course: GA-5)."""
-    return "causal" if "input_ids" in batch else "classification"
-
-
-
 def to_device(batch: Batch, device: torch.device | str) -> Batch:
     """Every tensor of ``batch`` moved to ``device`` (labels too, so the loss can run there). Course: MB-9."""
     return {k: v.to(device) for k, v in batch.items()}
@@ -178,7 +172,7 @@ def saved_bytes(model: nn.Module, batch: Batch, task: str | None = None, include
     with torch.enable_grad(), SavedTensorCounter(model) as counter:
         output = model(**model_inputs(batch, device))
         if include_loss:
-            summed_loss(output, batch, task or task_for(batch))
+            summed_loss(output, batch, task or task_of_batch(batch))
     return counter.result()
 
 

@@ -13,11 +13,12 @@ import torch
 from torch import nn
 
 from gastudy.core.checkpointing import checkpointing
+from gastudy.core.counting import task_of_batch
 from gastudy.core.data import Batch
 from gastudy.core.engine import Accumulator
 from gastudy.core.groups import build_group, make_groups
 from gastudy.memory.probes import MemoryProbe, state_bytes
-from gastudy.memory.saved import SavedTensorCounter, format_bytes, task_for, to_device
+from gastudy.memory.saved import SavedTensorCounter, format_bytes, to_device
 from gastudy.memory.workload import build_for_measurement, make_optimizer, synthetic_microbatches
 
 
@@ -189,7 +190,7 @@ def phase_timeline(
     if microbatches is None:
         microbatches = synthetic_microbatches(net, micro_batch, accumulation_steps * groups, seq_len, seed)
     batches = [to_device(mb, probe.device) for mb in microbatches]
-    task = task_for(batches[0])
+    task = task_of_batch(batches[0])
     rows: list[PhaseRow] = []
     at = {"group": 0, "mb": 0, "queued": False}
     counter = SavedTensorCounter(net)

@@ -23,10 +23,11 @@ import torch
 from torch import nn
 
 from gastudy.core.checkpointing import enable_checkpointing
+from gastudy.core.counting import task_of_batch
 from gastudy.core.engine import Accumulator
 from gastudy.core.groups import build_group
 from gastudy.memory.probes import MemoryProbe
-from gastudy.memory.saved import saved_bytes, task_for, to_device
+from gastudy.memory.saved import saved_bytes, to_device
 from gastudy.memory.workload import build_for_measurement, make_optimizer, synthetic_microbatches
 
 
@@ -150,7 +151,7 @@ def _prepare(model: str | nn.Module = "tiny-gpt", micro_batch: int = 4, accumula
     """A fresh model and engine for one configuration; its second update measures the peak."""
     net = build_for_measurement(model, device, seed, model_kwargs)
     batches = [to_device(b, device) for b in synthetic_microbatches(net, micro_batch, accumulation_steps, seq_len, seed)]
-    task = task_for(batches[0])
+    task = task_of_batch(batches[0])
     group = build_group(0, batches, accumulation_steps, task)
     if every_n_layers is not None:
         with warnings.catch_warnings():

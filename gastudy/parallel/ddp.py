@@ -14,7 +14,7 @@ accumulation needs on top of DDP:
   local supervised counts (one tiny collective) and every loss is divided by the *global*
   count and multiplied by D, which cancels DDP's mean. The accumulated gradient then equals
   the single-process big-batch gradient over all m×A×D samples, even when replicas hold
-  different numbers of tokens. ``denominator="local"`` is the naive per-replica mean.
+  different numbers of tokens.
 - **The group loss without an extra collective**: before the last microbatch's backward the
   engine offers this replica's share of the group loss (:meth:`DDPReplicas.carry_loss`); the
   gradient all-reduce hook appends it to the first bucket of its dtype, so every replica gets
@@ -61,7 +61,6 @@ from gastudy.parallel.agreement import (
 )
 
 Batch = dict[str, torch.Tensor]
-DENOMINATORS = ("global", "local")
 DUPLICATE_POLICIES = ("raise", "warn", "off")
 
 
@@ -141,9 +140,6 @@ class DDPReplicas:
         process_group: the group of replicas (default: the initialized world).
         no_sync: skip gradient communication on every microbatch but the last (default).
             ``False`` all-reduces after every microbatch: same gradient, A× the traffic.
-        denominator: ``"global"`` (the group's supervised items summed over replicas: the
-            big-batch gradient) or ``"local"`` (each replica's own items: the naive
-            per-replica mean, which DDP then averages — biased when counts differ).
         duplicates: what to do when the first group's sample ids overlap across replicas:
             ``"raise"`` (:class:`DuplicateSamplesError`), ``"warn"`` or ``"off"``.
         count_comm: attach a :class:`CommCounter` in :meth:`wrap`.
@@ -157,19 +153,17 @@ class DDPReplicas:
     """
 
     def __init__(self, process_group: dist.ProcessGroup | None = None, *, no_sync: bool = True,
-                 denominator: str = "global", duplicates: str = "raise", count_comm: bool = True,
+                 duplicates: str = "raise", count_comm: bool = True,
                  ddp_kwargs: dict[str, Any] | None = None):
         if not (dist.is_available() and dist.is_initialized()):
             raise RuntimeError("no process group is initialized: launch with torchrun (then call "
                                "gastudy.parallel.process_group.init_from_env()) or run the function with gastudy.parallel.launch.run_local")
-        if denominator not in DENOMINATORS:
-            raise ValueError(f"unknown denominator {denominator!r}; use 'global' (correct) or 'local' (naive)")
         if duplicates not in DUPLICATE_POLICIES:
             raise ValueError(f"unknown duplicates policy {duplicates!r}; use one of {', '.join(DUPLICATE_POLICIES)}")
         self.process_group = process_group
         self.size = dist.get_world_size(process_group)
         self.rank = dist.get_rank(process_group)
-        self.no_sync, self.denominator, self.duplicates = no_sync, denominator, duplicates
+        self.no_sync, self.duplicates = no_sync, duplicates
         self.counter = CommCounter(process_group) if count_comm else None
         self.ddp_kwargs = dict(ddp_kwargs or {})
         self.updates = 0
@@ -206,10 +200,13 @@ class DDPReplicas:
         if self.counter is not None:
             self.counter.carry, self.counter.carried = total.detach().clone(), None
 
-    def all_replicas(self, ok: bool) -> bool:
-        """``ok`` as is: after the gradient all-reduce every replica holds the same gradients, so a
-        check on them gives the same answer everywhere without another collective."""
-        return ok
+    def any_replica(self, flag: bool) -> bool:
+        """True on every rank when ``flag`` is true on any (one small all-reduce): how the
+        replicas agree to stop at the same group boundary."""
+        t = torch.tensor([float(flag)], device=self._device)
+        with self._answered():
+            dist.all_reduce(t, op=dist.ReduceOp.MAX, group=self.process_group)
+        return bool(t.item())
 
     def group_loss(self, total: torch.Tensor) -> torch.Tensor:
         """The group loss, the same on every rank: Σ of the replicas' totals ÷ D (MB-7).
@@ -263,10 +260,8 @@ class DDPReplicas:
     def group_denominator(self, group: Group) -> int:
         """The group's denominator, agreed by every replica before the first backward (MB-7).
 
-        ``global``: the supervised items summed over all replicas (the engine multiplies
-        each loss by D, cancelling DDP's mean → the big-batch gradient). ``local``: this
-        replica's items × D, so each replica's loss is its own token mean (naive).
-        Groups from :class:`DistributedGroupStream` carry the agreed counts; any other
+        The supervised items summed over all replicas (the engine multiplies each loss by D,
+        cancelling DDP's mean → the big-batch gradient). Groups from :class:`DistributedGroupStream` carry the agreed counts; any other
         group costs one all-gather of ``[index, microbatches, items, samples]``. Raises
         :class:`ReplicaMismatchError` on every rank when the replicas' group indices or
         microbatch counts differ, and :class:`DuplicateSamplesError` (``duplicates="raise"``)
@@ -300,10 +295,7 @@ class DDPReplicas:
             t["microbatches"] += real[r]
             t["samples"] += samples[r]
             t["supervised_tokens"] += items[r]
-        if self.denominator == "global":
-            return sum(items)
-        # Naive: own items × D. A replica without items still joins the all-reduce (its loss is 0).
-        return max(items[self.rank], 1) * self.size
+        return sum(items)
 
     def check_duplicates(self, ids: Sequence[int]) -> SampleIdReport:
         """Compare ``ids`` across replicas (a collective: call on every rank) and act per
@@ -329,7 +321,7 @@ class DDPReplicas:
     def summary(self) -> dict[str, Any]:
         """D, the per-replica totals, gradient all-reduces per update and the sample-id check."""
         comm = self.counter.per_update() if self.counter else []
-        return {"replicas": self.size, "no_sync": self.no_sync, "denominator": self.denominator,
+        return {"replicas": self.size, "no_sync": self.no_sync,
                 "per_replica": copy.deepcopy(self.totals), "allreduce_per_update": comm,
                 "sample_ids": self.ids_report.to_dict() if self.ids_report else None}
 

@@ -23,7 +23,7 @@ denominator, sample-id check and per-replica totals it inherits), with three dif
   ``set_force_sum_reduction_for_comms(True)``: a plain SUM, then one division — no AVG or
   pre-multiplied sum, so it behaves the same on gloo and nccl). The engine's loss is the
   one every back-end gets: summed loss × D ÷ the group's items over *all* replicas
-  (:meth:`gastudy.core.engine.Accumulator.microbatch_loss`). The ×D and the ÷D cancel —
+  (:class:`gastudy.core.loss.Tokens`). The ×D and the ÷D cancel —
   bit-exactly when D is a power of two, to one rounding otherwise — and the update equals
   the single-process big batch over m×A×D samples. *Why not factor 1 and no ×D?* Every
   Replicas back-end promises "the reduction averages": the ``steps``/``mean``
@@ -210,7 +210,7 @@ class FSDPReplicas(DDPReplicas):
         precision: ``"fp32"``, ``"bf16"`` or ``"fp16"`` (FSDP2 ``MixedPrecisionPolicy``: 16-bit
             parameters, fp32 gradient reduction); give the engine
             :func:`engine_precision` of the same (fp16 needs the sharded scaler).
-        denominator, duplicates: as for :class:`~gastudy.parallel.ddp.DDPReplicas`.
+        duplicates: as for :class:`~gastudy.parallel.ddp.DDPReplicas`.
         count_comm: count reduce-scatters and all-gathers per update (:attr:`counter`).
         measure_memory: record :func:`held_gradient_bytes` after every microbatch; the peak
             of each update is in :attr:`peak_gradient_bytes` (update number → bytes).
@@ -225,11 +225,10 @@ class FSDPReplicas(DDPReplicas):
     """
 
     def __init__(self, process_group: dist.ProcessGroup | None = None, *, sync: str = "deferred",
-                 precision: str = "fp32", denominator: str = "global", duplicates: str = "raise",
+                 precision: str = "fp32", duplicates: str = "raise",
                  count_comm: bool = True, measure_memory: bool = True, reshard_after_forward: bool = True):
         check_shard_settings(sync, precision)
-        super().__init__(process_group, no_sync=sync == "deferred", denominator=denominator, duplicates=duplicates,
-                         count_comm=False)
+        super().__init__(process_group, no_sync=sync == "deferred", duplicates=duplicates, count_comm=False)
         self.sync_policy, self.precision = sync, precision
         self.counter = ShardedCommCounter() if count_comm else None
         self.measure_memory, self.reshard_after_forward = measure_memory, reshard_after_forward
@@ -316,14 +315,6 @@ class FSDPReplicas(DDPReplicas):
         with self._answered():
             dist.all_reduce(t, group=self.process_group)
         return (t / self.size).to(total.device)
-
-    def all_replicas(self, ok: bool) -> bool:
-        """True only if ``ok`` on every rank (one small all-reduce): each rank checks its own
-        gradient shard, and a group refused on one rank must be refused on all. Course: MB-5."""
-        flag = torch.tensor([0.0 if ok else 1.0], device=self._device)
-        with self._answered():
-            dist.all_reduce(flag, group=self.process_group)
-        return float(flag) == 0.0
 
     def summary(self) -> dict[str, Any]:
         """:meth:`DDPReplicas.summary` plus the sharding: ``sharding`` (``"fsdp2"``), ``sync``,

@@ -28,7 +28,7 @@ def distributed_record_notes(replicas: DDPReplicas) -> tuple[list[str], dict[str
     calls = sorted({c["calls"] for c in comm})
     notes = [replicas.describe() if hasattr(replicas, "describe") else  # sharded: names the sharding and sync
              f"data parallel: D={replicas.size} replicas ({dist.get_backend()}), no_sync "
-             f"{'on' if replicas.no_sync else 'off'}, denominator {replicas.denominator}; gradient all-reduce "
+             f"{'on' if replicas.no_sync else 'off'}, global denominator; gradient all-reduce "
              f"calls per update: {calls if len(calls) > 1 else (calls[0] if calls else 0)}"]
     notes += [f"epoch {e}: {report}" for e, report in enumerate(per_epoch)]
     summary["sample_ids_per_epoch"] = [r.to_dict() for r in per_epoch]

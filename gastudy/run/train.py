@@ -15,7 +15,7 @@ import os
 import signal
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +23,9 @@ import torch
 from torch import nn
 
 from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream
-from gastudy.core.engine import Accumulator, NonFiniteLossError, UpdateResult
+from gastudy.core.engine import Accumulator, Counters, NonFiniteLossError, UpdateResult
 from gastudy.core.groups import LAST_GROUP_POLICIES
-from gastudy.core.loss import check_normalization
+from gastudy.core.loss import Normalization, as_normalization, normalization_name
 from gastudy.core.models import build_model, task_of
 from gastudy.core.plan import BatchPlan
 from gastudy.core.precision import PRECISIONS
@@ -157,7 +157,7 @@ class TrainConfig:
     lr: float = 3e-3
     warmup_updates: int = 2
     precision: str = "fp32"
-    normalization: str = "tokens"
+    normalization: str | Normalization = "tokens"
     last_group: str = "keep"
     collate: str = "padded"
     dataset_size: int = 200
@@ -173,7 +173,7 @@ class TrainConfig:
     def validate(self) -> TrainConfig:
         """Raise ``ValueError`` naming the bad field before anything runs; return self."""
         BatchPlan(self.micro_batch, self.accumulation_steps)
-        check_normalization(self.normalization)
+        as_normalization(self.normalization)
         if self.precision not in PRECISIONS:
             raise ValueError(f"unknown precision {self.precision!r}; use one of {', '.join(PRECISIONS)}")
         if self.last_group not in LAST_GROUP_POLICIES:
@@ -214,7 +214,8 @@ class TrainingDiverged(FloatingPointError):
 def resume_key(config: TrainConfig, replicas: int = 1, sync: str | None = None) -> dict[str, Any]:
     """The settings a checkpoint is tied to (:data:`RESUME_KEYS`, D, and a sharded run's sync
     policy): a resume with any of them different is another run. Course: MB-10."""
-    return {**{k: v for k, v in asdict(config).items() if k in RESUME_KEYS}, "replicas": replicas,
+    return {**{k: getattr(config, k) for k in RESUME_KEYS if k != "replicas"},
+            "normalization": normalization_name(config.normalization), "replicas": replicas,
             **({"sync": sync} if sync is not None else {})}
 
 
@@ -420,7 +421,7 @@ def _loop(run: _Session, bar: Any, interrupt: threading.Event) -> None:
             if config.stop_after_updates is not None and done >= config.stop_after_updates:
                 run.stopped = True
                 break
-            if _stop_agreed(replicas, interrupt.is_set() or stop_requested(), engine.device):
+            if replicas.any_replica(interrupt.is_set() or stop_requested()):  # every rank stops at the same group
                 run.stopped = run.sigint_stop = True  # Ctrl-C: stop here, at a group boundary, on every rank
                 break
         if groups.partial is not None:
@@ -441,9 +442,10 @@ def _record(run: _Session, probes: dict[str, Any], started: float) -> RunRecord:
     """The run record: totals over every replica (a collective), peaks, what stopped the run."""
     config, replicas, results, c = run.config, run.replicas, run.results, run.engine.counters
     per_replica = replicas.gather({"rank": replicas.rank, "samples": c.samples, "supervised_tokens": c.supervised_tokens,
-                                   "microbatches": c.microbatches,
+                                   "microbatches": c.microbatches, "counters": c.to_dict(),
                                    "last_loss": results[-1].loss if results else None,
                                    "largest_update": max((u.samples for u in results), default=0)})
+    counts = [r.pop("counters") for r in per_replica]
     last_losses = [r.pop("last_loss") for r in per_replica]
     configured = config.micro_batch * config.accumulation_steps * replicas.size
     largest = sum(r.pop("largest_update") for r in per_replica)  # groups line up across replicas
@@ -462,10 +464,8 @@ def _record(run: _Session, probes: dict[str, Any], started: float) -> RunRecord:
         model=config.model, task=run.task, micro_batch=config.micro_batch,
         accumulation_steps=config.accumulation_steps, replicas=replicas.size,
         effective_batch=min(configured, largest) if results else configured,
-        precision=config.precision, normalization=config.normalization, last_group_policy=config.last_group,
-        updates_attempted=c.updates_attempted, updates_applied=c.updates_applied, scheduler_steps=c.scheduler_steps,
-        microbatches=sum(r["microbatches"] for r in per_replica), samples=sum(r["samples"] for r in per_replica),
-        supervised_tokens=sum(r["supervised_tokens"] for r in per_replica),
+        precision=config.precision, normalization=run.engine.normalization.name, last_group_policy=config.last_group,
+        **Counters.over_replicas(counts).to_dict(),
         last_group={"policy": config.last_group, "accumulation_steps": config.accumulation_steps,
                     "groups": run.partials} if run.partials else None,
         per_replica=per_replica, peak_memory_bytes={name: int(p.peak_bytes()) for name, p in probes.items()},
@@ -487,18 +487,6 @@ def _finish(run: _Session, record: RunRecord) -> TrainRun:
                 if run.ckpt_path and run.ckpt_path.exists() else "; lower --lr (or add --clip) and train again")
         raise TrainingDiverged(f"the run diverged at {run.diverged}{saved}{last}", done)
     return done
-
-
-def _stop_agreed(replicas: Replicas, stop: bool, device: torch.device) -> bool:
-    """True on every rank when ``stop`` is true on any: one all-reduce (MAX) of a one-element
-    flag per group boundary with several replicas, so they all stop after the same update."""
-    if replicas.size == 1:
-        return stop
-    import torch.distributed as dist
-
-    flag = torch.tensor([float(stop)], device=device)
-    dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=getattr(replicas, "process_group", None))
-    return bool(flag.item())
 
 
 def _refuse_other_kind(out: Path, ckpt_path: Path) -> None:

@@ -31,7 +31,7 @@ from accelerate import Accelerator
 from accelerate.state import AcceleratorState, GradientState
 from torch.utils.data import DataLoader
 
-from gastudy import pad_collate
+from gastudy.core.data import pad_collate
 
 VOCAB = 32
 PAD = 0  # also the "eos" of the tiny vocabulary: the accelerate example pads with eos

@@ -21,8 +21,10 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from gastudy.core.loss import Tokens
+from gastudy.course.mistakes import PerReplicaMean, unsharded_stream
 from gastudy.parallel.agreement import DuplicateSamplesError
-from gastudy.parallel.ddp import DENOMINATORS, DDPReplicas
+from gastudy.parallel.ddp import DDPReplicas
 from gastudy.parallel.pool import WorkerPool
 
 _POOLS: dict[int, WorkerPool] = {}  # by D, most recently used last
@@ -101,6 +103,10 @@ def _dtype(name: str) -> torch.dtype:
 
 
 
+# the global denominator (right) and each replica's own token mean (the mistake MB-7 shows)
+DENOMINATORS = {"global": Tokens(), "local": PerReplicaMean()}
+
+
 def compare_denominators_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
                                 collate: str = "padded", seed: int = 0, dtype: str = "float64") -> dict[str, Any]:
     """One rank of :func:`compare_denominators` (runs inside a process group).
@@ -118,18 +124,20 @@ def compare_denominators_worker(model: str = "tiny-gpt", micro_batch: int = 2, a
 
     task, D, rank = task_of(model), dist.get_world_size(), dist.get_rank()
     out: dict[str, Any] = {"rank": rank}
-    for mode in DENOMINATORS:
+    for mode, normalization in DENOMINATORS.items():
         # A fresh model (same seed) per mode: one DDP wrapper per module, never two.
         net = build_model(model, seed=seed, dtype=_dtype(dtype))
-        replicas = DDPReplicas(denominator=mode)
+        replicas = DDPReplicas()
         optimizer = torch.optim.SGD(net.parameters(), lr=0.0)
         engine = Accumulator(replicas.wrap(net), optimizer, accumulation_steps=accumulation_steps, task=task,
-                             replicas=replicas)
+                             normalization=normalization, replicas=replicas)
         mbs = controlled_microbatches(model, micro_batch, accumulation_steps, collate, seed, replicas=D, rank=rank)
         group = next(iter(replicas.group_stream(mbs, accumulation_steps, task)))
         with record_steps(net, optimizer, track_applied=False) as steps:
             result = engine.update(group)
-        out[mode] = {"gradients": first_step_gradients(steps), "denominator": result.denominator}
+        # what this replica's loss is divided by: the global count, or (the mistake) its own items
+        divisor = result.denominator if mode == "global" else group.supervised_items
+        out[mode] = {"gradients": first_step_gradients(steps), "denominator": divisor}
         out["items"], out["sample_ids"] = group.items, group.sample_ids
     if rank == 0:
         every = [mb for r in range(D) for mb in controlled_microbatches(model, micro_batch, accumulation_steps,
@@ -238,8 +246,9 @@ def duplicate_samples_worker(shard: bool, micro_batch: int = 2, accumulation_ste
     from gastudy.core.models import build_model
 
     D, rank = dist.get_world_size(), dist.get_rank()
-    stream = MicrobatchStream(AdditionDataset(dataset_size, seed=seed), micro_batch, seed=seed, replicas=D,
-                              rank=rank, shard=shard)
+    data = AdditionDataset(dataset_size, seed=seed)
+    stream = MicrobatchStream(data, micro_batch, seed=seed, replicas=D, rank=rank) if shard \
+        else unsharded_stream(data, micro_batch, seed=seed, replicas=D, rank=rank)
     replicas = DDPReplicas(duplicates="raise")
     net = build_model("tiny-gpt", seed=seed)
     engine = Accumulator(replicas.wrap(net), torch.optim.SGD(net.parameters(), lr=1e-3),
@@ -261,7 +270,7 @@ def duplicate_samples_demo(replicas: int = 2, micro_batch: int = 2, accumulation
 
     Runs the first update on ``replicas`` processes twice: with sharded data
     (``MicrobatchStream(replicas=D, rank=r)``) and with every replica reading the same
-    samples (``shard=False``). Returns ``{"sharded": ..., "unsharded": ...}``, each with the
+    samples (:func:`~gastudy.course.mistakes.unsharded_stream`). Returns ``{"sharded": ..., "unsharded": ...}``, each with the
     sample-id report (duplicated ids, extra samples), the ids per rank and the refusal
     message (``None`` when the update ran).
 

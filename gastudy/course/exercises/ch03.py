@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 from gastudy.core.counting import count_supervised
 from gastudy.core.data import AdditionDataset, packed_collate, pad_collate
-from gastudy.core.loss import mean_of_means, weighted_mean
 from gastudy.course.exercises import exercise
 from gastudy.course.i18n import t
+from gastudy.course.mistakes import mean_of_means, weighted_mean
 
 
 def _batches() -> dict[str, dict]:
@@ -70,8 +70,8 @@ def declare_flag(answer: object) -> tuple[bool, str]:
     Checked by running the engine with your flag and the double-division detector.
     Course: GA-6."""
     from gastudy.check.diagnostics import diagnose_double_division
-    from gastudy.check.pitfalls import correct_update
     from gastudy.core.loss import summed_loss
+    from gastudy.course.pitfalls import correct_update
 
     if not isinstance(answer, bool):
         return False, t("answer True or False")

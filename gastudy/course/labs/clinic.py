@@ -1,9 +1,9 @@
 """Chapter 11 — the troubleshooting clinic (course section MB-11; also MB-1, MB-3…MB-6, GA-5, GA-6).
 
 The source guide lists five symptoms and where to look for each. The clinic produces every
-symptom on purpose with a deliberately wrong loop (:mod:`gastudy.check.pitfalls`), lets the
+symptom on purpose with a deliberately wrong loop (:mod:`gastudy.course.pitfalls`), lets the
 detector that names it fire (:mod:`gastudy.check.diagnostics`), applies the fix, and shows the
-detector quiet. Nothing here re-implements a loop or a detector: :func:`gastudy.check.clinic.run_clinic`
+detector quiet. Nothing here re-implements a loop or a detector: :func:`gastudy.course.clinic.run_clinic`
 does the work; this module chooses, plots and tabulates.
 
 Languages: the library stays English and never imports the course. What the clinic shows in the
@@ -23,10 +23,10 @@ import html
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from gastudy.check.clinic import ClinicCase, run_clinic
 from gastudy.check.diagnostics import Setup, Verdict, default_setup
-from gastudy.check.pitfalls import PITFALLS
+from gastudy.course.clinic import ClinicCase, run_clinic
 from gastudy.course.i18n import t
+from gastudy.course.pitfalls import PITFALLS
 from gastudy.course.widgets import Lab, rtl_attr, show_figure, show_html, show_table, subplots
 
 
@@ -154,7 +154,7 @@ FIRST_PITFALL = {"double_division": "double_division", "partition_dependence": "
 
 
 def pitfalls_for(symptom: str) -> list[str]:
-    """The pitfalls of :data:`gastudy.check.pitfalls.PITFALLS` whose detector is ``symptom`` (MB-11).
+    """The pitfalls of :data:`gastudy.course.pitfalls.PITFALLS` whose detector is ``symptom`` (MB-11).
 
     Raises ``KeyError`` listing the five symptoms when ``symptom`` is unknown.
     """

@@ -202,8 +202,8 @@ class KeptLossMemoryLab(Lab):
 
     def _measure(self, accumulation_steps: int) -> dict[str, Any]:
         """Both loops' memory-growth verdicts at this A, with a progress step per loop."""
-        from gastudy.check import pitfalls
         from gastudy.check.diagnostics import default_setup, diagnose_memory_growth
+        from gastudy.course import pitfalls
 
         setup = default_setup(accumulation_steps=accumulation_steps, samples=2 * accumulation_steps)
         measured = {}
@@ -388,7 +388,7 @@ class SchedulerResult:
     """MB-6: the learning rate each update's optimizer step used, per loop.
 
     ``lr["per update"]`` comes from the engine (scheduler once per applied update);
-    ``lr["per microbatch"]`` from :func:`gastudy.check.pitfalls.scheduler_per_microbatch`.
+    ``lr["per microbatch"]`` from :func:`gastudy.course.pitfalls.scheduler_per_microbatch`.
     ``expected_fast[k]`` = base_lr × factor((k+1)·A): where a per-microbatch scheduler must be.
     Course: MB-6.
     """
@@ -439,7 +439,7 @@ class SchedulerLab(Lab):
 
     def compute(self, accumulation_steps: int, updates: int, warmup: int) -> SchedulerResult:
         from gastudy.check.diagnostics import default_setup, diagnose_schedule_drift
-        from gastudy.check.pitfalls import correct_update, scheduler_per_microbatch
+        from gastudy.course.pitfalls import correct_update, scheduler_per_microbatch
         from gastudy.run.train import warmup_cosine
 
         factor = warmup_cosine(warmup, updates)

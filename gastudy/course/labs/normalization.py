@@ -29,7 +29,7 @@ from gastudy.check.verify import (
     reference_gradients,
     verify_one_update,
 )
-from gastudy.core.counting import count_supervised, count_unshifted
+from gastudy.core.counting import count_supervised
 from gastudy.core.data import (
     IGNORE_INDEX,
     AdditionDataset,
@@ -40,10 +40,12 @@ from gastudy.core.data import (
 )
 from gastudy.core.engine import model_inputs
 from gastudy.core.groups import make_groups
-from gastudy.core.loss import NORMALIZATIONS, mean_of_means, summed_loss, weighted_mean
+from gastudy.core.loss import summed_loss
 from gastudy.core.models import build_model
+from gastudy.course import mistakes
 from gastudy.course.i18n import language, t
 from gastudy.course.labs.updates import engine_gradient, total_norm
+from gastudy.course.mistakes import NORMALIZATIONS, count_unshifted, mean_of_means, weighted_mean
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
@@ -371,7 +373,8 @@ class NormalizationLab(Lab):
         reports = {}
         for i, n in enumerate(NORMALIZATIONS):
             self.report_progress(i / len(NORMALIZATIONS), n)
-            reports[n] = verify_one_update(DATA[data], micro_batch, accumulation_steps, normalization=n)
+            reports[n] = verify_one_update(DATA[data], micro_batch, accumulation_steps,
+                                           normalization=mistakes.normalization(n))
         task = "causal" if DATA[data] == "tiny-gpt" else "classification"
         items = [
             count_supervised(mb, task)
@@ -450,7 +453,7 @@ class DoubleDivisionLab(Lab):
 
     def compute(self, declared: bool, accumulation_steps: int) -> DoubleDivisionResult:
         from gastudy.check.diagnostics import default_setup, diagnose_double_division
-        from gastudy.check.pitfalls import declared_scaled, double_division
+        from gastudy.course.pitfalls import declared_scaled, double_division
 
         verdict = diagnose_double_division(
             declared_scaled if declared else double_division,
@@ -553,7 +556,7 @@ class MeanOfMeansLab(Lab):
 
     def _measure(self, micro_batch: int, accumulation_steps: int) -> MeanOfMeansResult:
         from gastudy.check.diagnostics import Setup, diagnose_partition_dependence
-        from gastudy.check.pitfalls import mean_of_means as mean_of_means_loop
+        from gastudy.course.pitfalls import mean_of_means as mean_of_means_loop
 
         model = self.trained_model()
         data = AdditionDataset(8 * micro_batch * accumulation_steps, seed=123)

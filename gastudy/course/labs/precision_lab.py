@@ -26,9 +26,10 @@ from gastudy.core.data import AdditionDataset, MicrobatchStream
 from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import make_groups
 from gastudy.core.models import build_model
-from gastudy.core.precision import PRECISIONS, Precision, inject_overflow
+from gastudy.core.precision import PRECISIONS, Precision
 from gastudy.course.i18n import t
 from gastudy.course.labs.updates import parameter_snapshot
+from gastudy.course.mistakes import inject_overflow
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
@@ -265,8 +266,8 @@ class ClippingResult:
 class ClippingOrderLab(Lab):
     """MB-5: clip after ``unscale_`` (right) or on the scaled gradients (wrong), fp16 on the CPU.
 
-    Control: ``max_norm`` (log slider). The loops are :func:`gastudy.check.pitfalls.clip_after_unscale`
-    and :func:`gastudy.check.pitfalls.clip_before_unscale`; the double-division detector judges the
+    Control: ``max_norm`` (log slider). The loops are :func:`gastudy.course.pitfalls.clip_after_unscale`
+    and :func:`gastudy.course.pitfalls.clip_before_unscale`; the double-division detector judges the
     wrong one. Each max_norm is measured once and kept; a new one advances the progress bar per
     loop and for the detector.
     Course: MB-5.
@@ -291,8 +292,8 @@ class ClippingOrderLab(Lab):
             diagnose_double_division,
             reference_gradient,
         )
-        from gastudy.check.pitfalls import clip_after_unscale, clip_before_unscale, scaler_for
         from gastudy.check.steps import record_steps
+        from gastudy.course.pitfalls import clip_after_unscale, clip_before_unscale, scaler_for
 
         setup = default_setup(dtype=torch.float32)
         group = setup.group(0)

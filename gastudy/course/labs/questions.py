@@ -20,6 +20,7 @@ from typing import Any
 
 import torch
 
+from gastudy.course import mistakes
 from gastudy.course.i18n import direction, language, t
 from gastudy.course.widgets import Lab
 from gastudy.memory.saved import format_bytes
@@ -91,7 +92,7 @@ def _same_gradient() -> tuple[str, Evidence]:
 def _divide_by_a() -> tuple[str, Evidence]:
     from gastudy.check.verify import verify_one_update
 
-    steps = verify_one_update("tiny-gpt", 2, 4, normalization="steps")
+    steps = verify_one_update("tiny-gpt", 2, 4, normalization=mistakes.Steps())
     tokens = verify_one_update("tiny-gpt", 2, 4, normalization="tokens")
     items = steps.record.supervised_tokens
     text = t("Only when every microbatch has the same number of supervised items. On variable-length addition "
@@ -147,7 +148,7 @@ def _learning_rate() -> tuple[str, Evidence]:
 
 def _scheduler() -> tuple[str, Evidence]:
     from gastudy.check.diagnostics import diagnose_schedule_drift
-    from gastudy.check.pitfalls import correct_update, scheduler_per_microbatch
+    from gastudy.course.pitfalls import correct_update, scheduler_per_microbatch
 
     wrong, right = diagnose_schedule_drift(scheduler_per_microbatch), diagnose_schedule_drift(correct_update)
     w, r = wrong.evidence, right.evidence
@@ -249,7 +250,7 @@ def _fp16_skips() -> tuple[str, Evidence]:
     from gastudy.core.engine import Accumulator
     from gastudy.core.groups import make_groups
     from gastudy.core.models import build_model
-    from gastudy.core.precision import inject_overflow
+    from gastudy.course.mistakes import inject_overflow
 
     model = build_model("tiny-gpt", layers=2)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)

@@ -19,6 +19,7 @@ import numbers
 from typing import Any
 
 from gastudy.course.i18n import t
+from gastudy.course.mistakes import PerReplicaMean
 from gastudy.course.widgets import Lab, show_figure, show_table, subplots
 
 ACCUMULATION_CHOICES = (1, 2, 4, 8)
@@ -73,7 +74,7 @@ def sharded_update_gap(accumulation_steps: int = 4, sync: str = "deferred", repl
     check_replica_settings(replicas, micro_batch, accumulation_steps, "fp32", "tokens", shard=True, sync=sync)
     r = run_on_replicas(verify_replicas_worker, replicas, micro_batch=micro_batch,
                         accumulation_steps=accumulation_steps, precision="fp32", shard=True, sync=sync,
-                        timeout=timeout)[0]
+                        naive=PerReplicaMean(), timeout=timeout)[0]
     report = r["report"]
     return {"sync": sync, "accumulation_steps": accumulation_steps, "replicas": replicas, "passed": report.passed,
             "max_rel_diff": report.max_rel_diff, "tolerance": report.tolerance,

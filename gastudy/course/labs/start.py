@@ -74,7 +74,7 @@ def glossary() -> dict[str, tuple[str, str]]:
         "normalization": (
             t("What the summed loss is divided by: tokens (correct), steps (÷ A) or mean "
               "(mean of microbatch means)."),
-            "gastudy.core.loss.NORMALIZATIONS",
+            "gastudy.course.mistakes.NORMALIZATIONS",
         ),
         "attempted update": (
             t("An optimizer step that was tried; a gradient scaler may skip it."),

@@ -33,6 +33,7 @@ from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import build_group, make_groups
 from gastudy.core.models import build_model
 from gastudy.core.plan import BatchPlan
+from gastudy.course import mistakes
 from gastudy.course.i18n import language, t
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
@@ -81,7 +82,7 @@ def play_group(
     """Run one group's forward/backward passes by hand and snapshot the gradients after each.
 
     Each microbatch's loss is the engine's own normalized contribution
-    (:meth:`Accumulator.microbatch_loss`), so the replay is exactly what ``update`` does before
+    (the engine's :class:`~gastudy.core.loss.Normalization`), so the replay is exactly what ``update`` does before
     its optimizer step — minus the step. The model's gradients are left accumulated (call
     ``model.zero_grad`` afterwards). Course: GA-1, MB-1.
     """
@@ -91,7 +92,7 @@ def play_group(
         optimizer,
         accumulation_steps=len(microbatches),
         task=task,
-        normalization=normalization,
+        normalization=mistakes.normalization(normalization),
     )
     group = build_group(0, microbatches, len(microbatches), task)
     denominator = engine.replicas.group_denominator(group)  # known before the first backward
@@ -99,7 +100,7 @@ def play_group(
     device = next(model.parameters()).device
     sums = []
     for mb in group.microbatches:
-        loss = engine.microbatch_loss(model(**model_inputs(mb, device)), mb, group, denominator)
+        loss = engine.normalization.loss(model(**model_inputs(mb, device)), mb, group, denominator, 1)
         loss.backward()
         sums.append(gradient_snapshot(model))
     after = parameter_snapshot(model)
@@ -126,7 +127,8 @@ def engine_gradient(
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     A = accumulation_steps or len(microbatches)
     engine = Accumulator(
-        model, optimizer, accumulation_steps=A, task=task, normalization=normalization, **engine_options
+        model, optimizer, accumulation_steps=A, task=task, normalization=mistakes.normalization(normalization),
+        **engine_options
     )
     with record_steps(model, optimizer, track_applied=False) as steps:
         engine.update(build_group(0, microbatches, A, task))
@@ -629,8 +631,8 @@ class ZeroGradLab(Lab):
         )
 
     def compute(self, loop: str, accumulation_steps: int, updates: int) -> ZeroGradResult:
-        from gastudy.check import pitfalls
         from gastudy.check.diagnostics import default_setup, diagnose_ineffective_accumulation
+        from gastudy.course import pitfalls
 
         fns = {name: getattr(pitfalls, fn) for name, fn in ZERO_GRAD_LOOPS.items()}
         if (accumulation_steps, updates) not in self._measured:  # all three loops: they do not depend on `loop`

@@ -22,6 +22,7 @@ from gastudy.check.verify import VerifyReport, verify_one_update
 from gastudy.core.models import MODEL_NAMES
 from gastudy.core.precision import PRECISIONS
 from gastudy.core.record import RunRecord
+from gastudy.course import mistakes
 from gastudy.course.i18n import t
 from gastudy.course.widgets import Lab, rtl_attr, show_html, show_table
 from gastudy.memory.probes import MemoryProbe
@@ -50,6 +51,7 @@ def verify(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: in
     Returns the :class:`VerifyReport` (rank 0's). Raises ``ValueError`` for bad settings and
     :class:`gastudy.parallel.launch.WorkerError` when a process fails.
     """
+    normalization = mistakes.normalization(normalization)
     if replicas == 1:
         return verify_one_update(model, micro_batch, accumulation_steps, precision, normalization, seed=seed)
     from gastudy.check.replicas import check_replica_settings, verify_replicas_worker
@@ -99,7 +101,7 @@ class VerifyLab(Lab):
                  replicas: int = 1, precision: str = "fp32", normalization: str = "tokens"):
         import ipywidgets as w
 
-        from gastudy.core.loss import NORMALIZATIONS
+        from gastudy.course.mistakes import NORMALIZATIONS
 
         self.title = t("MB-10 · Verify one update on a small controlled set before any campaign")
         super().__init__(
@@ -108,7 +110,7 @@ class VerifyLab(Lab):
             accumulation_steps=w.IntSlider(value=accumulation_steps, min=1, max=8, description="A"),
             replicas=w.IntSlider(value=replicas, min=1, max=3, description=t("D (processes)")),
             precision=w.Dropdown(options=PRECISIONS, value=precision, description=t("precision")),
-            normalization=w.Dropdown(options=NORMALIZATIONS, value=normalization, description=t("normalization")),
+            normalization=w.Dropdown(options=list(NORMALIZATIONS), value=normalization, description=t("normalization")),
         )
 
     def compute(self, **values) -> VerifyReport:
@@ -153,7 +155,8 @@ def record_run(model: str = "tiny-gpt", micro_batch: int = 4, accumulation_steps
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; keep runs apart as one of {', '.join(STAGES)}")
     config = TrainConfig(model=model, micro_batch=micro_batch, accumulation_steps=accumulation_steps,
-                         last_group=last_group, precision=precision, normalization=normalization,
+                         last_group=last_group, precision=precision,
+                         normalization=mistakes.normalization(normalization),
                          dataset_size=dataset_size, seed=seed, progress=False).validate()
     probe = MemoryProbe("cpu")
     probe.release()

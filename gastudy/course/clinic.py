@@ -1,4 +1,4 @@
-"""The MB-11 clinic: every pitfall of :mod:`gastudy.check.pitfalls` against the detector that names
+"""The MB-11 clinic: every pitfall of :mod:`gastudy.course.pitfalls` against the detector that names
 it, on the wrong loop and on its fix (course: MB-11).
 """
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gastudy.check.diagnostics import DETECTORS, Setup, Verdict, default_setup
-from gastudy.check.pitfalls import FIXES, PITFALLS
+from gastudy.course.pitfalls import FIXES, PITFALLS
 
 
 @dataclass

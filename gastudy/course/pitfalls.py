@@ -24,21 +24,13 @@ from typing import Any, NamedTuple
 import torch
 from torch import nn
 
-from gastudy.core.counting import count_unshifted
+from gastudy.check.diagnostics import UpdateFn
+from gastudy.core.counting import task_of_batch
 from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import Group
 from gastudy.core.loss import summed_loss
 from gastudy.core.precision import Precision
-
-UpdateFn = Callable[[nn.Module, torch.optim.Optimizer, Any, Group], float]
-
-
-def task_of_batch(batch: Mapping[str, torch.Tensor]) -> str:
-    """``classification`` for a batch with ``inputs`` (the MLPs), else ``causal`` (TinyGPT).
-
-    Course: GA-5.
-    """
-    return "classification" if "inputs" in batch else "causal"
+from gastudy.course.mistakes import count_unshifted
 
 
 def _task(group: Group, task: str | None) -> str:

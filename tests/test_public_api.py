@@ -1,0 +1,144 @@
+"""What a user imports: a small public API, the names that moved still reachable for one release
+(with a DeprecationWarning that says where they are now), and the engine's seams — a
+normalization is an object it is given, the wrong ones live in the course."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+import warnings
+
+import pytest
+import torch
+
+import gastudy
+from gastudy.core.engine import Accumulator, Counters
+from gastudy.core.loss import Normalization, Tokens, YourLoss, as_normalization
+from gastudy.core.record import RunRecord
+from gastudy.course import mistakes
+from tests.helpers import addition_microbatches, group_of, tiny_gpt
+
+
+def test_the_public_api_is_small_and_holds_no_course():
+    assert len(gastudy.__all__) <= 24
+    course_names = {"AdditionDataset", "BlobDataset", "MLP", "TinyGPT", "build_model", "count_unshifted",
+                    "inject_overflow", "mean_of_means", "weighted_mean"}
+    assert not course_names & set(gastudy.__all__)
+    for name in gastudy.__all__:
+        obj = getattr(gastudy, name)
+        assert (obj.__doc__ or "").strip(), f"{name} has no docstring"
+
+
+@pytest.mark.parametrize("name", sorted(gastudy.MOVED_NAMES))
+def test_a_moved_name_still_works_for_one_release_and_says_where_it_lives(name):
+    with pytest.warns(DeprecationWarning, match=f"gastudy.{name} moved to {gastudy.MOVED_NAMES[name]}.{name}"):
+        obj = getattr(gastudy, name)
+    assert obj is getattr(importlib.import_module(gastudy.MOVED_NAMES[name]), name)
+
+
+def test_an_old_module_path_imports_the_new_module_and_leaves_its_spec_alone():
+    code = ("import warnings, sys; warnings.simplefilter('error', DeprecationWarning)\n"
+            "try:\n    import gastudy.engine\nexcept DeprecationWarning as w:\n    print('warned:', w)\n"
+            "warnings.simplefilter('ignore')\n"
+            "import gastudy.engine as old, gastudy.core.engine as new, gastudy.launch as launch\n"
+            "from gastudy.engine import Accumulator\n"
+            "print(old is new, Accumulator is new.Accumulator, new.__spec__.name, launch.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "warned: gastudy.engine moved to gastudy.core.engine" in out
+    assert out.strip().endswith("True True gastudy.core.engine gastudy.parallel.launch")
+
+
+def test_unknown_names_are_still_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        gastudy.nope  # noqa: B018
+
+
+def test_the_engine_offers_only_the_right_normalization_and_says_where_the_wrong_ones_are():
+    assert isinstance(as_normalization("tokens"), Tokens) and isinstance(as_normalization(None), Tokens)
+    for wrong in ("steps", "mean"):
+        with pytest.raises(ValueError, match="mistakes the course shows: gastudy.course.mistakes"):
+            as_normalization(wrong)
+    with pytest.raises(TypeError, match="normalization must be 'tokens' or an object"):
+        as_normalization(42)
+    for name, cls in mistakes.NORMALIZATIONS.items():
+        made = mistakes.normalization(name)
+        assert isinstance(made, cls) and isinstance(made, Normalization) and made.name == name
+    with pytest.raises(ValueError, match="unknown normalization 'nope'"):
+        mistakes.normalization("nope")
+
+
+def test_a_normalization_the_engine_is_given_is_what_it_divides_by():
+    """A strategy of the caller's own: the engine calls it once per microbatch with the agreed
+    denominator, and its name goes into the update's record."""
+    seen = []
+
+    class Halved:
+        name = "half of tokens"
+
+        def loss(self, output, batch, group, denominator, replicas):
+            seen.append((group.index, denominator, replicas))
+            return Tokens().loss(output, batch, group, denominator, replicas) / 2
+
+    mbs = addition_microbatches(8, 2)
+    losses = {}
+    for label, norm in (("tokens", "tokens"), ("half", Halved())):
+        model = tiny_gpt()
+        engine = Accumulator(model, torch.optim.SGD(model.parameters(), lr=0.0), accumulation_steps=4,
+                             normalization=norm)
+        losses[label] = engine.update(group_of(mbs)).loss
+    assert len(seen) == 4 and {s[1] for s in seen} == {group_of(mbs).supervised_items} and {s[2] for s in seen} == {1}
+    assert losses["half"] == pytest.approx(losses["tokens"] / 2, rel=1e-12)
+    model = tiny_gpt()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(ValueError, match="either loss_fn .* or the normalization 'half of tokens'"):
+        Accumulator(model, optimizer, accumulation_steps=2, normalization=Halved(), loss_fn=lambda o, b, n: o.logits.sum())
+    assert isinstance(Accumulator(model, optimizer, accumulation_steps=2,
+                                  loss_fn=lambda o, b, n: o.logits.sum()).normalization, YourLoss)
+
+
+def test_counters_are_declared_once_and_the_record_carries_them():
+    counter_fields = set(Counters().to_dict())
+    record = RunRecord(model="m", task="causal", micro_batch=2, accumulation_steps=4, replicas=2, effective_batch=16,
+                       precision="fp32", normalization="tokens", last_group_policy="keep",
+                       **Counters.over_replicas([
+                           {"microbatches": 4, "backward_passes": 4, "updates_attempted": 1, "updates_applied": 1,
+                            "scheduler_steps": 1, "samples": 8, "supervised_tokens": 30},
+                           {"microbatches": 4, "backward_passes": 4, "updates_attempted": 1, "updates_applied": 1,
+                            "scheduler_steps": 1, "samples": 8, "supervised_tokens": 25}]).to_dict())
+    d = record.to_dict()
+    assert counter_fields <= set(d)
+    assert (d["microbatches"], d["backward_passes"], d["samples"], d["supervised_tokens"]) == (8, 8, 16, 55)
+    assert (d["updates_attempted"], d["updates_applied"], d["scheduler_steps"]) == (1, 1, 1)  # not summed
+    keys = list(d)
+    assert keys.index("pipeline_parallel") < keys.index("updates_attempted") < keys.index("last_group")
+    old = {k: v for k, v in d.items() if k != "backward_passes"}  # a record written before it was counted
+    assert RunRecord(**json.loads(json.dumps(old))).backward_passes == 0
+
+
+def test_the_engine_counts_one_update_in_every_unit():
+    model = tiny_gpt()
+    sched_opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    engine = Accumulator(model, sched_opt, accumulation_steps=4,
+                         scheduler=torch.optim.lr_scheduler.LambdaLR(sched_opt, lambda u: 1.0))
+    group = group_of(addition_microbatches(8, 2))
+    engine.update(group)
+    assert engine.counters.to_dict() == {"microbatches": 4, "backward_passes": 4, "updates_attempted": 1,
+                                         "updates_applied": 1, "scheduler_steps": 1, "samples": 8,
+                                         "supervised_tokens": group.supervised_items}
+
+
+def test_import_gastudy_warns_about_nothing():
+    code = "import warnings; warnings.simplefilter('error'); import gastudy, gastudy.cli; print('ok')"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "ok\n"
+
+
+def test_mistakes_stay_out_of_the_library():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        import gastudy.core.counting as counting
+        import gastudy.core.precision as precision
+    assert not hasattr(counting, "count_unshifted") and not hasattr(precision, "inject_overflow")
+    batch = {"labels": torch.tensor([[5, 6, -100], [7, -100, -100]])}
+    assert mistakes.count_unshifted(batch) == 3 and counting.count_supervised(batch) == 1
