@@ -353,8 +353,7 @@ class MicrobatchStream:
         seed: the seed of epoch 0's permutation (epoch e uses ``seed + e``); unused when
             ``shuffle=False``.
         replicas, rank: shard the epoch's order as ``order[rank::replicas]`` (what a
-            distributed sampler does). ``shard=False`` gives every replica the same samples —
-            the duplicated-data mistake MB-7 detects.
+            distributed sampler does): every replica gets its own samples.
         drop_last: drop a final microbatch with fewer than m samples.
 
     ``microbatches(epoch, start=0)`` yields the epoch's microbatches from index ``start``,
@@ -369,7 +368,6 @@ class MicrobatchStream:
     shuffle: bool = True  # a fresh permutation per epoch; False = dataset order
     replicas: int = 1
     rank: int = 0
-    shard: bool = True
     drop_last: bool = False
 
     def __post_init__(self) -> None:
@@ -390,7 +388,7 @@ class MicrobatchStream:
             order = torch.randperm(n, generator=torch.Generator().manual_seed(self.seed + epoch)).tolist()
         else:
             order = list(range(n))
-        return order[self.rank :: self.replicas] if self.shard else order
+        return order[self.rank :: self.replicas]
 
     def __len__(self) -> int:
         n = len(self.indices(0))

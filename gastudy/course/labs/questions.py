@@ -273,12 +273,14 @@ def _fp16_skips() -> tuple[str, Evidence]:
 
 def _duplicates() -> tuple[str, Evidence]:
     from gastudy.core.data import AdditionDataset, MicrobatchStream
+    from gastudy.course.mistakes import unsharded_stream
     from gastudy.parallel.agreement import check_sample_ids
 
     data = AdditionDataset(64)
     out: Evidence = {}
     for name, shard in (("sharded", True), ("unsharded", False)):
-        ids = [MicrobatchStream(data, 2, replicas=2, rank=r, shard=shard).indices(0)[:8] for r in range(2)]
+        ids = [(MicrobatchStream if shard else unsharded_stream)(data, 2, replicas=2, rank=r).indices(0)[:8]
+               for r in range(2)]
         report = check_sample_ids(ids)
         out[f"{name}_duplicated"], out[f"{name}_extra"] = len(report.duplicated), report.extra
     text = t("Compare the sample ids every replica processed. The first 8 ids of two replicas: sharded, {sharded} "
