@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import torch  # noqa: E402
 
-from gastudy.core.models import build_model  # noqa: E402
+from gastudy.course.models import build_model  # noqa: E402
 from gastudy.memory.saved import format_bytes, saved_bytes
 from gastudy.memory.timing import RunTiming, compare_checkpointing, compare_layouts  # noqa: E402
 from gastudy.memory.workload import synthetic_microbatches  # noqa: E402

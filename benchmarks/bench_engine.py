@@ -25,10 +25,11 @@ import time
 import torch
 import torch.nn.functional as F
 
-from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator
 from gastudy.core.groups import build_group
-from gastudy.core.models import build_model, task_of
+from gastudy.course.datasets import AdditionDataset, BlobDataset
+from gastudy.course.models import build_model, task_of
 
 MICRO_BATCH = {"tiny-gpt": 4, "mlp": 32}
 

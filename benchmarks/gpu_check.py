@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 import torch  # noqa: E402
 
 from gastudy.core.checkpointing import enable_checkpointing  # noqa: E402
-from gastudy.core.models import build_model  # noqa: E402
+from gastudy.course.models import build_model  # noqa: E402
 from gastudy.memory.planner import (
     measure_peak,
     plan_for_budget,  # noqa: E402

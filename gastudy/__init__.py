@@ -55,10 +55,10 @@ __all__ = [
 # Names this package exported before 0.2, where they live now; ``gastudy.NAME`` still works for
 # one release, with a DeprecationWarning.
 MOVED_NAMES = {
-    "AdditionDataset": "gastudy.core.data", "BlobDataset": "gastudy.core.data",
+    "AdditionDataset": "gastudy.course.datasets", "BlobDataset": "gastudy.course.datasets",
     "MicrobatchStream": "gastudy.core.data", "packed_collate": "gastudy.core.data",
-    "pad_collate": "gastudy.core.data", "MLP": "gastudy.core.models", "TinyGPT": "gastudy.core.models",
-    "build_model": "gastudy.core.models", "Counters": "gastudy.core.engine", "UpdateResult": "gastudy.core.engine",
+    "pad_collate": "gastudy.core.data", "MLP": "gastudy.course.models", "TinyGPT": "gastudy.course.models",
+    "build_model": "gastudy.course.models", "Counters": "gastudy.core.engine", "UpdateResult": "gastudy.core.engine",
     "GroupStream": "gastudy.core.groups", "build_group": "gastudy.core.groups", "PlanError": "gastudy.core.plan",
     "checkpointed_layers": "gastudy.core.checkpointing", "layer_selection": "gastudy.core.checkpointing",
     "LoopReport": "gastudy.check.loop", "TrainConfig": "gastudy.run.train", "compare_layouts": "gastudy.memory.timing",
@@ -71,11 +71,12 @@ MOVED_MODULES = {
     "gastudy.engine": "gastudy.core.engine", "gastudy.launch": "gastudy.parallel.launch",
     "gastudy.checkpointing": "gastudy.core.checkpointing", "gastudy.counting": "gastudy.core.counting",
     "gastudy.data": "gastudy.core.data", "gastudy.groups": "gastudy.core.groups", "gastudy.loss": "gastudy.core.loss",
-    "gastudy.models": "gastudy.core.models", "gastudy.plan": "gastudy.core.plan",
+    "gastudy.models": "gastudy.course.models", "gastudy.plan": "gastudy.core.plan",
     "gastudy.precision": "gastudy.core.precision", "gastudy.record": "gastudy.core.record",
     "gastudy.replicas": "gastudy.core.replicas", "gastudy.distributed": "gastudy.parallel.ddp",
     "gastudy.diagnostics": "gastudy.check.diagnostics", "gastudy.planner": "gastudy.memory.planner",
     "gastudy.timing": "gastudy.memory.timing", "gastudy.resume": "gastudy.run.resume",
+    "gastudy.core.models": "gastudy.course.models",
 }
 
 

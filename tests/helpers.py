@@ -6,9 +6,10 @@ import socket
 
 import torch
 
-from gastudy.core.data import AdditionDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.groups import build_group
-from gastudy.core.models import build_model
+from gastudy.course.datasets import AdditionDataset
+from gastudy.course.models import build_model
 
 
 def tiny_gpt(dtype=torch.float64, seed=0):

@@ -94,7 +94,7 @@ def test_the_graph_sees_real_edges():
     graph = import_graph()
     assert "gastudy.core.groups" in graph["gastudy.core.engine"]
     assert "gastudy.parallel.ddp" in graph["gastudy.course.demos.ddp"]
-    assert "gastudy.core.checkpointing" in graph["gastudy.core.models"]
+    assert "gastudy.core.checkpointing" in graph["gastudy.course.models"]
 
 
 def test_import_gastudy_stays_light():

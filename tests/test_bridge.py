@@ -9,8 +9,9 @@ import importlib.util
 import pytest
 import torch
 
-from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream, pad_collate
+from gastudy.core.data import MicrobatchStream, pad_collate
 from gastudy.course import bridge
+from gastudy.course.datasets import AdditionDataset, BlobDataset
 
 
 def test_without_the_hf_extra_cells_print_a_skip_note_and_do_not_fail(monkeypatch, capsys):

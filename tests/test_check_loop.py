@@ -29,7 +29,7 @@ from gastudy.check.loop import (
 from gastudy.check.verify import controlled_microbatches
 from gastudy.cli.main import main
 from gastudy.core.counting import count_supervised
-from gastudy.core.models import build_model
+from gastudy.course.models import build_model
 from tests.helpers import addition_microbatches, tiny_gpt
 
 ROOT = Path(__file__).resolve().parents[1]

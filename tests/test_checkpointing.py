@@ -18,7 +18,7 @@ from gastudy.core.checkpointing import (
     layer_selection,
     marked_layers,
 )
-from gastudy.core.models import Block, build_model
+from gastudy.course.models import Block, build_model
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 

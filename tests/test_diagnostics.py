@@ -10,11 +10,11 @@ import torch
 from gastudy.check import diagnostics as D
 from gastudy.check.steps import record_steps
 from gastudy.core.counting import count_supervised
-from gastudy.core.data import AdditionDataset
 from gastudy.core.engine import model_inputs
 from gastudy.core.loss import summed_loss
 from gastudy.course import pitfalls as P
-from gastudy.course.clinic import run_clinic
+from gastudy.course.clinic import default_setup, run_clinic
+from gastudy.course.datasets import AdditionDataset
 from gastudy.course.mistakes import count_unshifted
 
 CPU = torch.device("cpu")
@@ -22,7 +22,7 @@ CPU = torch.device("cpu")
 
 @pytest.fixture(scope="module")
 def setup() -> D.Setup:
-    return D.default_setup()
+    return default_setup()
 
 
 def loop_without_step(model, optimizer, scheduler, group):
@@ -37,7 +37,7 @@ def loop_without_step(model, optimizer, scheduler, group):
 # ------------------------------------------------------------------------------ double division
 @pytest.mark.parametrize("A", [2, 4])
 def test_double_division_fires_with_ratio_A(A):
-    setup = D.default_setup(accumulation_steps=A)
+    setup = default_setup(accumulation_steps=A)
     v = D.diagnose_double_division(P.double_division, setup)
     assert v.fired and v.symptom == "double division"
     assert v.evidence["k"] == pytest.approx(A, rel=0.05)
@@ -73,7 +73,7 @@ def test_unshifted_count_over_counts_by_rows_with_supervised_first_label(setup):
 
 def test_unshifted_count_is_harmless_when_first_labels_are_ignored():
     data = AdditionDataset(32, max_digits=3, seed=0, supervise="answer")  # the prompt (and <bos>) is -100
-    base = D.default_setup()
+    base = default_setup()
     setup = D.Setup(base.model, [data[i] for i in range(len(data))])
     group = setup.group(0)
     assert sum(count_unshifted(mb) for mb in group.microbatches) == sum(count_supervised(mb) for mb in group.microbatches)
@@ -118,15 +118,15 @@ def test_partition_dependence_mean_of_means_fires_engine_quiet(setup):
 
 
 def test_partition_dependence_batchnorm_fires_layernorm_quiet():
-    bn = D.diagnose_partition_dependence(P.correct_update, D.default_setup("bn-mlp"))
-    ln = D.diagnose_partition_dependence(P.correct_update, D.default_setup("ln-mlp"))
+    bn = D.diagnose_partition_dependence(P.correct_update, default_setup("bn-mlp"))
+    ln = D.diagnose_partition_dependence(P.correct_update, default_setup("ln-mlp"))
     assert bn.fired and "BatchNorm" in bn.message and bn.evidence["max_rel_diff"] > 1e-2
     assert any("error" in r for r in bn.evidence["partitions"])  # one sample per microbatch: BatchNorm refuses
     assert not ln.fired and ln.evidence["max_rel_diff"] < 1e-12
 
 
 def test_constant_divisor_under_weights_a_short_last_group_by_size_over_A():
-    setup = D.default_setup("ln-mlp")  # classification, m samples per microbatch: ÷A is exact on full groups
+    setup = default_setup("ln-mlp")  # classification, m samples per microbatch: ÷A is exact on full groups
     A = setup.accumulation_steps
     for size in (A, 3, 2, 1):
         group = setup.group(0, microbatches=size)
@@ -219,7 +219,7 @@ def test_kept_outputs_are_detected(setup):
 
 def test_memory_growth_needs_three_microbatches():
     with pytest.raises(ValueError, match="at least 3 microbatches"):
-        D.diagnose_memory_growth(P.keep_graph, D.default_setup(accumulation_steps=2))
+        D.diagnose_memory_growth(P.keep_graph, default_setup(accumulation_steps=2))
 
 
 # ------------------------------------------------------------------------------ schedule drift
@@ -259,8 +259,10 @@ def test_engine_is_quiet_on_all_detectors(setup):
     assert not any(v.fired for v in verdicts), "\n".join(map(str, verdicts))
 
 
-def test_detectors_run_with_no_arguments():
-    v = D.diagnose_double_division(P.double_division)
+def test_detectors_need_a_world_and_the_course_gives_one():
+    with pytest.raises(TypeError, match="setup"):
+        D.diagnose_double_division(P.double_division)  # the library knows no model of its own
+    v = D.diagnose_double_division(P.double_division, default_setup())
     assert v.fired and v.evidence["accumulation_steps"] == 4
 
 

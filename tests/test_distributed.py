@@ -19,18 +19,19 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from gastudy.core.data import AdditionDataset, MicrobatchStream, concat_microbatches
+from gastudy.core.data import MicrobatchStream, concat_microbatches
 from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import build_group
 from gastudy.core.loss import summed_loss
-from gastudy.core.models import build_model
 from gastudy.core.replicas import Replicas
+from gastudy.course.datasets import AdditionDataset
 from gastudy.course.demos.ddp import (
     compare_denominators_worker,
     count_allreduces_worker,
     duplicate_samples_worker,
     uneven_groups_worker,
 )
+from gastudy.course.models import build_model
 from gastudy.parallel.agreement import (
     ReplicaMismatchError,
     agree_on_group,

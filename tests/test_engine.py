@@ -13,20 +13,15 @@ from torch import nn
 
 from gastudy.check.steps import first_step_gradients, record_steps
 from gastudy.check.verify import compare_gradients, reference_gradients
-from gastudy.core.data import (
-    AdditionDataset,
-    BlobDataset,
-    MicrobatchStream,
-    pad_collate,
-    split_batch,
-)
+from gastudy.core.data import MicrobatchStream, pad_collate, split_batch
 from gastudy.core.engine import Accumulator, EmptyGroupError, NonFiniteLossError
 from gastudy.core.groups import build_group
 from gastudy.core.loss import summed_loss
-from gastudy.core.models import build_model
 from gastudy.core.precision import Precision
 from gastudy.course import mistakes
+from gastudy.course.datasets import AdditionDataset, BlobDataset
 from gastudy.course.mistakes import inject_overflow
+from gastudy.course.models import build_model
 from tests.helpers import addition_microbatches, group_of, tiny_gpt
 
 DS = AdditionDataset(24, seed=7)

@@ -10,11 +10,12 @@ import math
 import pytest
 import torch
 
-from gastudy.core.data import BlobDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator, NonFiniteLossError, total_norm, whole
 from gastudy.core.groups import build_group
-from gastudy.core.models import build_model
+from gastudy.course.datasets import BlobDataset
 from gastudy.course.mistakes import inject_overflow
+from gastudy.course.models import build_model
 from tests.helpers import addition_microbatches, group_of, tiny_gpt
 
 

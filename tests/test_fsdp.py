@@ -19,12 +19,13 @@ import torch.distributed as dist
 
 from gastudy.check.replicas import verify_on_replicas, verify_replicas_worker
 from gastudy.check.verify import TOLERANCES, controlled_microbatches
-from gastudy.core.data import AdditionDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator
-from gastudy.core.models import build_model
 from gastudy.core.replicas import Replicas
+from gastudy.course.datasets import AdditionDataset
 from gastudy.course.demos.fsdp import measure_sharded_worker
 from gastudy.course.mistakes import PerReplicaMean
+from gastudy.course.models import build_model
 from gastudy.parallel.agreement import ReplicaMismatchError
 from gastudy.parallel.fsdp import (
     FSDPReplicas,

@@ -5,15 +5,14 @@ import pytest
 import torch
 
 from gastudy.core.data import (
-    AdditionDataset,
     MicrobatchStream,
     concat_microbatches,
-    decode,
     packed_collate,
     pad_collate,
     split_batch,
 )
 from gastudy.core.groups import build_group, make_groups
+from gastudy.course.datasets import AdditionDataset, decode
 from gastudy.course.mistakes import unsharded_stream
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -25,8 +25,8 @@ from transformers import Trainer, TrainingArguments  # noqa: E402
 import gastudy  # noqa: E402
 from gastudy.check.loop import check_loop  # noqa: E402
 from gastudy.core.counting import count_supervised  # noqa: E402
-from gastudy.core.data import AdditionDataset  # noqa: E402
 from gastudy.course.bridge import fresh_accelerator, hf_batch, hf_collate, tiny_causal_lm  # noqa: E402
+from gastudy.course.datasets import AdditionDataset  # noqa: E402
 from gastudy.hf import check_trainer  # noqa: E402
 from tests.helpers import addition_microbatches, readme_code  # noqa: E402
 

@@ -9,7 +9,7 @@ import torch
 
 from gastudy.cli.memory import main, parse_bytes
 from gastudy.core.checkpointing import checkpointing
-from gastudy.core.models import build_model
+from gastudy.course.models import build_model
 from gastudy.memory.planner import measure_peak
 from gastudy.memory.probes import MemoryProbe, device_probes, state_bytes
 from gastudy.memory.saved import SavedTensorCounter, format_bytes, formula_check, saved_bytes

@@ -2,8 +2,9 @@ import pytest
 import torch
 
 from gastudy.core.counting import count_supervised, target_labels
-from gastudy.core.data import AdditionDataset, packed_collate, pad_collate
+from gastudy.core.data import packed_collate, pad_collate
 from gastudy.core.plan import BatchPlan, PlanError, plan_from_target
+from gastudy.course.datasets import AdditionDataset
 from gastudy.course.mistakes import count_unshifted, mean_of_means, weighted_mean
 
 

@@ -142,3 +142,83 @@ def test_mistakes_stay_out_of_the_library():
     assert not hasattr(counting, "count_unshifted") and not hasattr(precision, "inject_overflow")
     batch = {"labels": torch.tensor([[5, 6, -100], [7, -100, -100]])}
     assert mistakes.count_unshifted(batch) == 3 and counting.count_supervised(batch) == 1
+
+
+# --------------------------------------------------------------------------- a model by name: workloads
+class _Points(torch.utils.data.Dataset):
+    """Your own data: points in 3 dimensions, two classes, each with a sample_id."""
+
+    def __init__(self, size: int, seed: int = 0):
+        g = torch.Generator().manual_seed(seed)
+        self.x, self.y = torch.randn(size, 3, generator=g), torch.randint(0, 2, (size,), generator=g)
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def __getitem__(self, i: int) -> dict:
+        return {"inputs": self.x[i], "labels": self.y[i], "sample_id": torch.tensor(i)}
+
+
+class _Classifier(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 2)
+
+    def forward(self, inputs):
+        return self.linear(inputs)
+
+
+def _build(seed: int = 0, dtype: torch.dtype = torch.float32) -> torch.nn.Module:
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        return _Classifier().to(dtype)
+
+
+def test_a_workload_of_your_own_trains_by_name_and_as_an_object():
+    from gastudy.core.workloads import Workload, names, register, workload
+    from gastudy.run.train import TrainConfig, train
+
+    mine = register(Workload("my-classifier", _build, _Points, task="classification"))
+    assert "my-classifier" in names() and workload("my-classifier") is mine
+    runs = [train(TrainConfig(model=model, dataset_size=20, micro_batch=4, accumulation_steps=2, progress=False))
+            for model in ("my-classifier", mine)]
+    for run in runs:
+        assert run.record.model == "my-classifier" and run.record.task == "classification"
+        assert run.record.updates_attempted == 3 and run.record.samples == 20  # ⌈5 microbatches / A=2⌉
+    assert all(torch.equal(a, b) for a, b in zip(runs[0].model.state_dict().values(),
+                                                  runs[1].model.state_dict().values()))
+    report = gastudy.verify_one_update(mine, micro_batch=3, accumulation_steps=2)
+    assert report.passed and report.config["model"] == "my-classifier" and report.record.samples == 6
+    with pytest.raises(TypeError, match="register takes a Workload"):
+        register("my-classifier")
+    with pytest.raises(ValueError, match="unknown task"):
+        Workload("bad", _build, _Points, task="regression")
+
+
+def test_an_unknown_model_name_says_what_is_registered():
+    from gastudy.core.workloads import workload
+    from gastudy.run.train import TrainConfig
+
+    with pytest.raises(ValueError, match="unknown model 'gpt-5'; registered: tiny-gpt, ln-mlp, bn-mlp, mlp"):
+        workload("gpt-5")
+    with pytest.raises(ValueError, match="unknown model 'gpt-5'"):
+        TrainConfig(model="gpt-5").validate()
+
+
+def test_the_library_registers_nothing_and_the_course_registers_its_models():
+    code = ("import gastudy, gastudy.cli\nfrom gastudy.core.workloads import names\nprint(names())\n"
+            "import gastudy.course\nprint(names())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "()" and out[1] == "('tiny-gpt', 'ln-mlp', 'bn-mlp', 'mlp')"
+
+
+def test_the_course_data_and_models_are_at_their_old_paths_for_one_release():
+    with pytest.warns(DeprecationWarning, match="gastudy.core.data.AdditionDataset moved to gastudy.course.datasets"):
+        from gastudy.core.data import AdditionDataset
+    from gastudy.course.datasets import AdditionDataset as new
+
+    assert AdditionDataset is new
+    code = ("import warnings; warnings.simplefilter('ignore')\nimport gastudy.core.models as old, gastudy.course.models "
+            "as new\nprint(old is new)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "True"

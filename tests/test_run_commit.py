@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import torch
 
+import gastudy.course.models  # noqa: F401  (registers tiny-gpt, also in the worker processes that import this file)
 from gastudy.parallel.launch import WorkerError, run_local
 from gastudy.run.commit import LATEST, MANIFEST, ROOT, latest_folder, read_metadata_safely
 

@@ -182,7 +182,7 @@ def test_resume_of_another_kind_of_run_says_it_is_a_different_run(tmp_path, othe
 
 def sealed_checkpoint(tmp_path: Path) -> Path:
     from gastudy import Accumulator
-    from gastudy.core.models import build_model
+    from gastudy.course.models import build_model
     from gastudy.run.resume import save_checkpoint
 
     model = build_model("mlp", seed=0)

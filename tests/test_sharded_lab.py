@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 
 from gastudy.core.checkpointing import marked_layers
-from gastudy.core.models import build_model
 from gastudy.course import i18n
 from gastudy.course.exercises import check_exercise
 from gastudy.course.labs import sharded
 from gastudy.course.labs.sharded import ShardedLab, sharded_rows, sharded_update_gap
+from gastudy.course.models import build_model
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]  # real processes
 

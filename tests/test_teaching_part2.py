@@ -124,8 +124,8 @@ def plain_rank(cover_forward: bool, A: int = 3) -> dict:
 
     from gastudy.core.counting import count_supervised
     from gastudy.core.loss import summed_loss
-    from gastudy.core.models import build_model
     from gastudy.course.demos.ddp import rank_microbatches
+    from gastudy.course.models import build_model
     from gastudy.parallel.ddp import CommCounter
 
     D = dist.get_world_size()

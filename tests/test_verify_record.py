@@ -103,7 +103,7 @@ def _same(a, b):
 def test_the_callers_model_gradients_mode_data_and_rng_are_untouched(mode):
     import torch
 
-    from gastudy.core.models import build_model
+    from gastudy.course.models import build_model
     from tests.helpers import addition_microbatches
 
     model = build_model("tiny-gpt", seed=0, dtype=torch.float64, hidden=16, layers=2, heads=2)
@@ -139,7 +139,7 @@ def test_precision_is_inferred_and_fp64_needs_a_float64_model():
 def test_steps_normalization_still_fails_at_the_fp64_tolerance():
     import torch
 
-    from gastudy.core.models import build_model
+    from gastudy.course.models import build_model
     from tests.helpers import addition_microbatches
 
     model = build_model("tiny-gpt", seed=0, dtype=torch.float64, hidden=16, layers=2, heads=2)

@@ -20,8 +20,9 @@ detector                       what it measures
 =============================  ===============================================================
 
 Gradients are captured with an optimizer step pre-hook, i.e. exactly what the optimizer
-consumes (unscaled and clipped when the loop does so). The default setup is a small float64
-TinyGPT on variable-length addition problems (every token supervised), so "equal" is crisp.
+consumes (unscaled and clipped when the loop does so). A :class:`Setup` is the world they run
+in: a model and its samples (``check_loop`` builds one from your own microbatches; the course's,
+``gastudy.course.clinic.default_setup``, is a small float64 TinyGPT on variable-length additions).
 """
 
 from __future__ import annotations
@@ -43,18 +44,10 @@ from gastudy.check.reference import rel_error as rel_diff
 from gastudy.check.steps import StepRecord, current_gradient, flat, record_steps
 from gastudy.check.verify import reference_gradients
 from gastudy.core.counting import check_task
-from gastudy.core.data import (
-    COLLATORS,
-    AdditionDataset,
-    BlobDataset,
-    Sample,
-    concat_microbatches,
-    split_batch,
-)
+from gastudy.core.data import COLLATORS, Sample, concat_microbatches, split_batch
 from gastudy.core.engine import model_inputs
 from gastudy.core.groups import Group, build_group
 from gastudy.core.loss import logits_of, summed_loss
-from gastudy.core.models import build_model, task_of
 from gastudy.memory.saved import format_bytes, storage_key
 
 # An update function: ONE optimizer update from one group, returning the logged loss (nats).
@@ -157,27 +150,6 @@ class Setup:
         return build_group(index, mbs, A, self.task)
 
 
-def default_setup(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4, seed: int = 0,
-                  dtype: torch.dtype = torch.float64, samples: int = 64, collate: str = "padded") -> Setup:
-    """The detectors' default world: a course model in float64 and generated data.
-
-    ``tiny-gpt`` (hidden 16, 2 layers) gets :class:`AdditionDataset` problems of 1–3 digits with
-    every token supervised (lengths vary, and the first label of each row is supervised, so
-    an unshifted count is visibly wrong); the MLPs (``ln-mlp``, ``bn-mlp``, ``mlp``) get
-    :class:`BlobDataset` points. Course: MB-11.
-    """
-    kwargs = {"hidden": 16, "layers": 2, "heads": 2} if model == "tiny-gpt" else {}
-    net = build_model(model, seed=seed, dtype=dtype, **kwargs)
-    task = task_of(model)
-    if task == "causal":
-        data = AdditionDataset(samples, max_digits=3, seed=seed, supervise="all")
-    else:
-        data = BlobDataset(samples, seed=seed)
-        data.x = data.x.to(dtype)
-    return Setup(net, [data[i] for i in range(len(data))], micro_batch, accumulation_steps, task,
-                 collate if task == "causal" else "padded")
-
-
 def regroup(group: Group, micro_batch: int, accumulation_steps: int, task: str = "causal") -> Group:
     """The same samples as ``group``, re-split into microbatches of ``micro_batch`` (MB-8, MB-11).
 
@@ -240,10 +212,10 @@ def _no_step(symptom: str, evidence: dict) -> Verdict:
 # ---------------------------------------------------------------------------------------------
 
 
-def diagnose_double_division(update_fn: UpdateFn, setup: Setup | None = None, group: int = 0) -> Verdict:
+def diagnose_double_division(update_fn: UpdateFn, setup: Setup, group: int = 0) -> Verdict:
     """Is the update's gradient a uniformly shrunk (or grown) big-batch gradient? (GA-6, MB-11)
 
-    Runs ``update_fn`` once on group ``group`` of ``setup`` (default: :func:`default_setup`),
+    Runs ``update_fn`` once on group ``group`` of ``setup``,
     captures the gradient at ``optimizer.step`` and fits it as ``reference / k``.
 
     Fires when the gradient is a uniform rescaling (fit residual ≤ 100 × tolerance) with
@@ -257,7 +229,6 @@ def diagnose_double_division(update_fn: UpdateFn, setup: Setup | None = None, gr
 
     Course: GA-6, MB-11.
     """
-    setup = setup or default_setup()
     symptom = "double division"
     g = setup.group(group)
     model, _, _ = setup.fresh()
@@ -315,7 +286,7 @@ def default_partitions(micro_batch: int, accumulation_steps: int) -> list[tuple[
     return list(dict.fromkeys(parts))
 
 
-def diagnose_partition_dependence(update_fn: UpdateFn, setup: Setup | None = None,
+def diagnose_partition_dependence(update_fn: UpdateFn, setup: Setup,
                                   partitions: Sequence[tuple[int, int]] | None = None, group: int = 0) -> Verdict:
     """Does the update change when the same samples are split differently? (MB-3, MB-8, MB-11)
 
@@ -331,7 +302,6 @@ def diagnose_partition_dependence(update_fn: UpdateFn, setup: Setup | None = Non
 
     Course: MB-3, MB-8, MB-11.
     """
-    setup = setup or default_setup()
     symptom = "partition dependence"
     partitions = list(partitions or default_partitions(setup.micro_batch, setup.accumulation_steps))
     base = setup.group(group)
@@ -385,7 +355,7 @@ def diagnose_partition_dependence(update_fn: UpdateFn, setup: Setup | None = Non
 # ---------------------------------------------------------------------------------------------
 
 
-def diagnose_ineffective_accumulation(update_fn: UpdateFn, setup: Setup | None = None) -> Verdict:
+def diagnose_ineffective_accumulation(update_fn: UpdateFn, setup: Setup) -> Verdict:
     """Does accumulation actually accumulate, once per group? (MB-1, MB-11)
 
     Runs two consecutive groups on one model copy and fires when:
@@ -401,7 +371,6 @@ def diagnose_ineffective_accumulation(update_fn: UpdateFn, setup: Setup | None =
 
     Course: MB-1, MB-11.
     """
-    setup = setup or default_setup()
     symptom = "ineffective accumulation"
     model, optimizer, scheduler = setup.fresh()
     groups = [setup.group(0), setup.group(1)]
@@ -536,7 +505,7 @@ class LiveBytes:
             h.remove()
 
 
-def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup | None = None) -> Verdict:
+def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup) -> Verdict:
     """Do the bytes kept alive grow with the microbatch index? (MB-4, MB-11)
 
     Runs one group of A ≥ 3 microbatches under :class:`LiveBytes`. A correct loop releases each
@@ -553,7 +522,6 @@ def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup | None = None) -> V
 
     Course: MB-4, MB-11.
     """
-    setup = setup or default_setup()
     symptom = "memory growth"
     g = setup.group(0)
     if g.size < 3:
@@ -598,7 +566,7 @@ def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup | None = None) -> V
 # ---------------------------------------------------------------------------------------------
 
 
-def diagnose_schedule_drift(update_fn: UpdateFn, setup: Setup | None = None, groups: int = 3) -> Verdict:
+def diagnose_schedule_drift(update_fn: UpdateFn, setup: Setup, groups: int = 3) -> Verdict:
     """Does the scheduler step exactly once per applied update? (MB-6, MB-11)
 
     Runs ``groups`` consecutive groups on one model copy with the setup's scheduler (the
@@ -612,7 +580,6 @@ def diagnose_schedule_drift(update_fn: UpdateFn, setup: Setup | None = None, gro
 
     Course: MB-6, MB-11.
     """
-    setup = setup or default_setup()
     symptom = "schedule drift"
     model, optimizer, scheduler = setup.fresh()
     _, shadow_optimizer, expected = setup.fresh()  # the same schedule, stepped once per applied update
@@ -674,14 +641,13 @@ DETECTORS: dict[str, Detector] = {
 }
 
 
-def diagnose_all(update_fn: UpdateFn, setup: Setup | None = None) -> list[Verdict]:
+def diagnose_all(update_fn: UpdateFn, setup: Setup) -> list[Verdict]:
     """Run all five detectors on ``update_fn`` (same setup for each). Course: MB-11."""
-    setup = setup or default_setup()
     return [detector(update_fn, setup) for detector in DETECTORS.values()]
 
 
 __all__ = [
-    "DETECTORS", "LiveBytes", "Setup", "Verdict", "default_partitions", "default_setup", "diagnose_all", "diagnose_double_division",
+    "DETECTORS", "LiveBytes", "Setup", "Verdict", "default_partitions", "diagnose_all", "diagnose_double_division",
     "diagnose_ineffective_accumulation", "diagnose_memory_growth", "diagnose_partition_dependence",
     "diagnose_schedule_drift", "reference_gradient", "regroup", "rel_diff",
     "scale_fit",

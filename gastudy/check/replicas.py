@@ -22,10 +22,11 @@ import torch.distributed as dist
 from gastudy.check.steps import first_step_gradients, grads_are_zero
 from gastudy.check.trace import trace_loop
 from gastudy.core.loss import Normalization
+from gastudy.core.workloads import Workload, workload
 from gastudy.parallel.fsdp import engine_precision, full_tensors, make_replicas
 
 
-def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
+def verify_replicas_worker(model: str | Workload = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
                            precision: str = "fp32", normalization: str | Normalization = "tokens",
                            collate: str = "padded", seed: int = 0, no_sync: bool = True, shard: bool = False,
                            sync: str = "deferred", naive: Normalization | None = None):
@@ -52,16 +53,16 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
     from gastudy.core.engine import Accumulator, Counters
     from gastudy.core.groups import build_group
     from gastudy.core.loss import as_normalization
-    from gastudy.core.models import build_model, task_of
     from gastudy.core.record import RunRecord
 
-    task, D, rank = task_of(model), dist.get_world_size(), dist.get_rank()
+    work = workload(model)
+    task, D, rank = work.task, dist.get_world_size(), dist.get_rank()
     shards = [controlled_microbatches(model, micro_batch, accumulation_steps, collate, seed, replicas=D, rank=r)
               for r in range(D)]
     gradients, results = {}, {}
     modes = {"global": as_normalization(normalization), **({"naive": naive} if naive is not None else {})}
     for mode, norm in modes.items():
-        net = build_model(model, seed=seed)
+        net = work.build(seed=seed)
         replicas = make_replicas(shard, sync, no_sync, precision)
         wrapped = replicas.wrap(net)  # fully_shard replaces the parameters: the optimizer comes after
         optimizer = torch.optim.SGD(wrapped.parameters(), lr=1e-3)
@@ -82,7 +83,7 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
     if rank != 0:
         return {"rank": rank}
     everything = [mb for shard in shards for mb in shard]
-    reference_model = build_model(model, seed=seed)
+    reference_model = work.build(seed=seed)
     verdict, reference, big = judge_update(main["trace"], reference_model, build_group(0, everything, len(everything),
                                                                                         task),
                                            step_gradient=flat_gradient(gradients["global"], reference_model))
@@ -121,7 +122,7 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
     counts = Counters.over_replicas([{**main["engine"].counters.to_dict(), **t, "backward_passes": t["microbatches"]}
                                      for t in totals])
     record = RunRecord(
-        **counts.to_dict(), model=model, task=task, micro_batch=micro_batch, accumulation_steps=accumulation_steps,
+        **counts.to_dict(), model=work.name, task=task, micro_batch=micro_batch, accumulation_steps=accumulation_steps,
         replicas=D, effective_batch=micro_batch * accumulation_steps * D, precision=precision, normalization=name,
         last_group_policy="keep", per_replica=[{k: t[k] for k in ("rank", "samples", "supervised_tokens", "microbatches")} for t in totals],
         final_loss=results["global"].loss, seed=seed, device="cpu",
@@ -131,7 +132,7 @@ def verify_replicas_worker(model: str = "tiny-gpt", micro_batch: int = 2, accumu
                *([f"the {naive.name} would differ from the big batch by {naive_abs:.3g} (relative {naive_rel:.3g})"]
                  if naive is not None else [])],
     )
-    config = {"model": model, "micro_batch": micro_batch, "accumulation_steps": accumulation_steps,
+    config = {"model": work.name, "micro_batch": micro_batch, "accumulation_steps": accumulation_steps,
               "replicas": D, "precision": precision, "normalization": name, "task": task, "seed": seed,
               "no_sync": no_sync, "sharding": "fsdp2" if shard else None, "sync": sync if shard else None}
     report = VerifyReport(not reasons, checks, max_abs, max_rel, tolerance, config, record, reasons, verdict.floor)
@@ -160,15 +161,16 @@ def check_replica_settings(replicas: int, micro_batch: int, accumulation_steps: 
         check_shard_settings(sync, precision)
 
 
-def verify_on_replicas(replicas: int, model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
+def verify_on_replicas(replicas: int, model: str | Workload = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4,
                        precision: str = "fp32", normalization: str | Normalization = "tokens",
                        collate: str = "padded", seed: int = 0, no_sync: bool = True, timeout_s: float | None = None,
                        shard: bool = False, sync: str = "deferred", naive: Normalization | None = None
                        ) -> dict[str, Any]:
     """Verify one accumulated update on ``replicas`` local processes (DDP, gloo) (course: MB-7, MB-10).
 
-    Each process runs one real update of m×A samples (its shard; shards have different token
-    counts); rank 0 compares the gradient at the optimizer step with the single-process big
+    ``model`` is a registered :class:`~gastudy.core.workloads.Workload` (by name or the object;
+    the workers get the object). Each process runs one real update of m×A samples of its
+    data (its shard; shards have different token counts); rank 0 compares the gradient at the optimizer step with the single-process big
     batch over all m×A×D samples. ``timeout_s`` bounds every collective (default
     :func:`~gastudy.parallel.process_group.default_timeout_s`); the whole run gets four times
     that. Returns rank 0's ``{"report": VerifyReport, "naive": {"max_abs_diff",
@@ -186,7 +188,7 @@ def verify_on_replicas(replicas: int, model: str = "tiny-gpt", micro_batch: int 
 
     check_replica_settings(replicas, micro_batch, accumulation_steps, precision, normalization, shard, sync)
     timeout = float(timeout_s or default_timeout_s())
-    ranks = run_local(verify_replicas_worker, replicas, model=model, micro_batch=micro_batch,
+    ranks = run_local(verify_replicas_worker, replicas, model=workload(model), micro_batch=micro_batch,
                       accumulation_steps=accumulation_steps, precision=precision, normalization=normalization,
                       collate=collate, seed=seed, no_sync=no_sync, shard=shard, sync=sync, naive=naive,
                       pg_timeout=timeout, timeout=timeout * 4)

@@ -38,8 +38,6 @@ from gastudy.check.steps import first_step_gradients, grads_are_zero
 from gastudy.check.trace import trace_loop
 from gastudy.core.checkpointing import cache_in_use
 from gastudy.core.data import (
-    AdditionDataset,
-    BlobDataset,
     MicrobatchStream,
     concat_microbatches,
     is_packed,
@@ -48,9 +46,9 @@ from gastudy.core.data import (
 from gastudy.core.engine import Accumulator, model_inputs, on_device
 from gastudy.core.groups import GroupStream, check_fits
 from gastudy.core.loss import Normalization, as_normalization, summed_loss
-from gastudy.core.models import build_model, task_of
 from gastudy.core.precision import PRECISIONS
 from gastudy.core.record import RunRecord
+from gastudy.core.workloads import Workload, workload
 
 VERIFY_PRECISIONS = ("fp64", *PRECISIONS)
 
@@ -164,22 +162,20 @@ def has_batchnorm(model: nn.Module) -> bool:
     return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in model.modules())
 
 
-def controlled_microbatches(model: str, micro_batch: int, accumulation_steps: int, collate: str = "padded",
+def controlled_microbatches(model: str | Workload, micro_batch: int, accumulation_steps: int, collate: str = "padded",
                             seed: int = 0, replicas: int = 1, rank: int = 0) -> list[dict[str, torch.Tensor]]:
-    """The small controlled set: the first A microbatches of m samples of one replica's stream.
-
-    tiny-gpt gets variable-length addition problems (supervised counts differ between
-    microbatches); the MLPs get Gaussian blobs.
-    """
+    """The small controlled set: the first A microbatches of m samples of one replica's stream
+    of a registered model's data (:mod:`gastudy.core.workloads`; the course's tiny-gpt gets
+    variable-length addition problems, so supervised counts differ between microbatches)."""
+    work = workload(model)
     n = micro_batch * accumulation_steps * replicas
-    dataset = AdditionDataset(n, seed=seed) if task_of(model) == "causal" else BlobDataset(n, seed=seed)
-    stream = MicrobatchStream(dataset, micro_batch, collate=collate if task_of(model) == "causal" else "padded",
+    stream = MicrobatchStream(work.dataset(n, seed=seed), micro_batch, collate=work.collate(collate),
                               seed=seed, replicas=replicas, rank=rank)
     return list(stream.microbatches())[:accumulation_steps]
 
 
 def verify_one_update(
-    model: str | nn.Module = "tiny-gpt",
+    model: str | Workload | nn.Module = "tiny-gpt",
     micro_batch: int = 2,
     accumulation_steps: int = 4,
     precision: str | None = None,
@@ -193,8 +189,10 @@ def verify_one_update(
     """Run one update and the big-batch reference, and check it (course: MB-10).
 
     Args:
-        model: a course model name (``tiny-gpt``, ``ln-mlp``, ``bn-mlp``, ``mlp``) or your own
-            module (then pass ``microbatches`` and ``task``). Your module is never changed:
+        model: your own module (then pass ``microbatches`` and ``task``), or the name of a
+            registered :class:`~gastudy.core.workloads.Workload` (the course registers
+            ``tiny-gpt``, ``ln-mlp``, ``bn-mlp``, ``mlp``), built from ``seed`` with its own
+            controlled set of m × A samples. Your module is never changed:
             the update and the reference each run on a deep copy, in training mode. Hooks
             registered on it are copied with it and run on the copies (a hook that appends to
             your own list sees those calls).
@@ -216,14 +214,16 @@ def verify_one_update(
     happen on a forked generator).
     """
     normalization = as_normalization(normalization)
-    name = model if isinstance(model, str) else type(model).__name__
-    if isinstance(model, str):
-        task = task or task_of(model)
+    if isinstance(model, (str, Workload)):
+        work = workload(model)
+        name, task = work.name, task or work.task
         if microbatches is None:
-            microbatches = controlled_microbatches(model, micro_batch, accumulation_steps, collate, seed)
-        model = build_model(model, seed=seed)
+            microbatches = controlled_microbatches(work, micro_batch, accumulation_steps, collate, seed)
+        model = work.build(seed=seed)
     elif microbatches is None or task is None:
         raise ValueError("with your own model, pass microbatches=[...] (A batch dicts) and task=...")
+    else:
+        name = type(model).__name__
     if len(microbatches) == 0:
         raise ValueError("microbatches is empty: pass the A batch dicts of one update")
     precision = verify_precision(precision, next(model.parameters()).dtype)

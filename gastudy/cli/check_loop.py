@@ -1,7 +1,7 @@
 """``gastudy check-loop path/to/file.py:train_step``: your own accumulation loop, checked (MB-10, MB-11).
 
 A thin command over :func:`gastudy.check.loop.check_loop`: the file is imported, the function
-gets a course model (``--model``, :func:`~gastudy.core.models.build_model`) and the course's
+gets a registered model (``--model``, :mod:`gastudy.core.workloads`; the course registers its own) and the course's
 variable-length data (:func:`gastudy.check.verify.controlled_microbatches`). Your code runs in a
 child process with a time limit and a memory limit: a ``sys.exit``, an ``os._exit``, a signal,
 a hang or a memory blow-up is a clear failure, never a pass. What the function receives and
@@ -19,8 +19,7 @@ import sys
 import time
 from typing import Any
 
-from gastudy.cli.options import MAX_REPLICAS, MAX_SEED, emit, fail, real, whole
-from gastudy.core.models import MODEL_NAMES
+from gastudy.cli.options import MAX_REPLICAS, MAX_SEED, emit, fail, model_names, real, whole
 
 MAX_SAMPLES = 4096  # m × A × D: one update of a few samples is what a check needs
 DEFAULT_TIMEOUT_S = 300.0
@@ -95,14 +94,15 @@ def run_check(settings: dict[str, Any]) -> dict[str, Any]:
     ``{"report": dict, "text": str, "passed": bool}`` or ``{"error": str, "exit": 1|2}``."""
     from gastudy.check.loop import TrainStepError, check_loop
     from gastudy.check.verify import controlled_microbatches
-    from gastudy.core.models import build_model
+    from gastudy.core.workloads import workload
 
+    model_names()  # this process registers the course's models too
     try:
         train_step = load_function(settings["target"])
         m, A, D = settings["micro_batch"], settings["accumulation_steps"], settings["replicas"]
         batches = [mb for r in range(D) for mb in controlled_microbatches(
             settings["model"], m, A, settings["collate"], settings["seed"], replicas=D, rank=r)]
-        report = check_loop(train_step, build_model(settings["model"], seed=settings["seed"]), batches,
+        report = check_loop(train_step, workload(settings["model"]).build(seed=settings["seed"]), batches,
                             replicas=D, timeout_s=settings["timeout"])
     except BadInput as err:
         return {"error": str(err), "exit": 2}
@@ -194,8 +194,8 @@ def isolated_check(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_check_loop(args: argparse.Namespace) -> int:
-    if args.model not in MODEL_NAMES:
-        return fail(args, f"unknown model {args.model!r}; choose one of {', '.join(MODEL_NAMES)}")
+    if args.model not in model_names():
+        return fail(args, f"unknown model {args.model!r}; choose one of {', '.join(model_names())}")
     samples = args.micro_batch * args.accumulation_steps * args.replicas
     if samples > MAX_SAMPLES:
         return fail(args, f"m × A × D = {args.micro_batch} × {args.accumulation_steps} × {args.replicas} = {samples} "
@@ -216,7 +216,7 @@ def add_check_loop_parser(sub: argparse._SubParsersAction) -> None:
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("target", metavar="FILE.py:FUNCTION",
                    help="your train_step(model, optimizer, microbatches), e.g. my_loop.py:train_step")
-    p.add_argument("--model", default="tiny-gpt", help=f"one of {', '.join(MODEL_NAMES)}")
+    p.add_argument("--model", default="tiny-gpt", help=f"one of {', '.join(model_names())}")
     p.add_argument("--micro-batch", "-m", type=whole(1, MAX_SAMPLES), default=2, help="m: samples per microbatch")
     p.add_argument("--accumulation-steps", "-A", type=whole(1, MAX_SAMPLES), default=4,
                    help="A: microbatches per update (per replica)")

@@ -16,11 +16,7 @@ from gastudy.core.checkpointing import checkpointing
 from gastudy.memory.planner import plan_for_budget
 from gastudy.memory.saved import format_bytes, formula_check, saved_bytes
 from gastudy.memory.timeline import phase_timeline
-from gastudy.memory.workload import (
-    MEASURE_MODEL_KWARGS,
-    build_for_measurement,
-    synthetic_microbatches,
-)
+from gastudy.memory.workload import build_for_measurement, synthetic_microbatches
 
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
 
@@ -48,7 +44,8 @@ def add_memory_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
                               description="Measure the memory timeline of a few real updates, the bytes "
                               "saved for backward, the checkpoint formula, and (with --budget) the largest "
                               "microbatch that fits.")
-    p.add_argument("--model", default="tiny-gpt", help="course model name (default tiny-gpt)")
+    p.add_argument("--model", default="tiny-gpt", help="a registered model (the course's: tiny-gpt, ln-mlp, bn-mlp, "
+                   "mlp; default tiny-gpt)")
     p.add_argument("--micro-batch", type=whole(1, 4096), nargs="+", default=[4], metavar="M", help="one or more m")
     p.add_argument("--accumulation-steps", type=whole(1, 4096), default=2, metavar="A", help="A for the timeline")
     p.add_argument("--groups", type=whole(1, 1000), default=3, help="groups (updates) in the timeline")
@@ -73,7 +70,11 @@ def add_memory_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
 def _model_kwargs(args: argparse.Namespace) -> dict | None:
     if args.model != "tiny-gpt":
         return None
-    kwargs = dict(MEASURE_MODEL_KWARGS["tiny-gpt"])
+    from gastudy.course.models import (
+        MEASURE_KWARGS,  # the course's model, widened to show in memory
+    )
+
+    kwargs = dict(MEASURE_KWARGS)
     if args.hidden is not None:
         kwargs["hidden"] = args.hidden
     if args.layers is not None:

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gastudy.core.models import MODEL_NAMES
 from gastudy.core.precision import PRECISIONS
 
 # Upper bounds of counts: far above what the course's data and a machine can hold, low enough
@@ -169,6 +168,15 @@ def nonempty(text: str) -> str:
 NORMALIZATIONS = ("tokens", "steps", "mean")
 
 
+def model_names() -> tuple[str, ...]:
+    """What ``--model`` takes: the registered workloads (:mod:`gastudy.core.workloads`), the
+    course's among them (imported here, when a parser is built, not when gastudy.cli is)."""
+    import gastudy.course.models  # noqa: F401  (registers tiny-gpt, ln-mlp, bn-mlp, mlp)
+    from gastudy.core.workloads import names
+
+    return names()
+
+
 def normalization_of(args: argparse.Namespace):
     """``--normalization`` as the engine takes it: ``"tokens"``, or the course's wrong one
     (:mod:`gastudy.course.mistakes`, imported only when asked for)."""
@@ -195,7 +203,7 @@ def train_config(args: argparse.Namespace):
 
 
 def add_engine_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", default="tiny-gpt", choices=MODEL_NAMES)
+    p.add_argument("--model", default="tiny-gpt", choices=model_names())
     p.add_argument("--micro-batch", "-m", type=whole(), default=2, help="m: samples per microbatch per replica")
     p.add_argument("--accumulation-steps", "-A", type=whole(), default=4, help="A: microbatches per update")
     p.add_argument("--precision", default="fp32", choices=PRECISIONS)

@@ -36,7 +36,8 @@ import torch
 from torch import nn
 
 from gastudy.check.verify import compare_gradients
-from gastudy.core.data import BOS, EOS, PAD, VOCAB_SIZE, Sample, pad_collate
+from gastudy.core.data import PAD, Sample, pad_collate
+from gastudy.course.datasets import BOS, EOS, VOCAB_SIZE
 from gastudy.course.labs.updates import engine_gradient
 
 HF_PACKAGES = ("transformers", "accelerate")

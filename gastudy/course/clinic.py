@@ -7,8 +7,34 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gastudy.check.diagnostics import DETECTORS, Setup, Verdict, default_setup
+import torch
+
+from gastudy.check.diagnostics import DETECTORS, Setup, Verdict
+from gastudy.course.datasets import AdditionDataset, BlobDataset
+from gastudy.course.models import build_model, task_of
 from gastudy.course.pitfalls import FIXES, PITFALLS
+
+
+def default_setup(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4, seed: int = 0,
+                  dtype: torch.dtype = torch.float64, samples: int = 64, collate: str = "padded") -> Setup:
+    """The detectors' default world: a course model in float64 and generated data.
+
+    ``tiny-gpt`` (hidden 16, 2 layers) gets :class:`AdditionDataset` problems of 1–3 digits with
+    every token supervised (lengths vary, and the first label of each row is supervised, so
+    an unshifted count is visibly wrong); the MLPs (``ln-mlp``, ``bn-mlp``, ``mlp``) get
+    :class:`BlobDataset` points. Course: MB-11.
+    """
+    kwargs = {"hidden": 16, "layers": 2, "heads": 2} if model == "tiny-gpt" else {}
+    net = build_model(model, seed=seed, dtype=dtype, **kwargs)
+    task = task_of(model)
+    if task == "causal":
+        data = AdditionDataset(samples, max_digits=3, seed=seed, supervise="all")
+    else:
+        data = BlobDataset(samples, seed=seed)
+        data.x = data.x.to(dtype)
+    return Setup(net, [data[i] for i in range(len(data))], micro_batch, accumulation_steps, task,
+                 collate if task == "causal" else "padded")
+
 
 
 @dataclass

@@ -22,13 +22,14 @@ import torch
 from torch import nn
 
 from gastudy.check.verify import compare_gradients
-from gastudy.core.data import AdditionDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator
 from gastudy.core.groups import build_group
-from gastudy.core.models import build_model
 from gastudy.core.precision import Precision
+from gastudy.course.datasets import AdditionDataset
 from gastudy.course.labs.updates import engine_gradient, gradient_snapshot, parameter_snapshot
 from gastudy.course.mistakes import inject_overflow
+from gastudy.course.models import build_model
 
 Batch = dict[str, torch.Tensor]
 

@@ -1,5 +1,6 @@
-"""The workload every measurement runs: a model built wide enough to show in process memory,
-synthetic microbatches of a chosen size and an optimizer by name (course: MB-9, CK-1).
+"""What a measurement runs: a model (a module, or a registered workload built wide enough to
+show in process memory), synthetic microbatches of a chosen size and an optimizer by name
+(course: MB-9, CK-1).
 """
 
 from __future__ import annotations
@@ -8,10 +9,7 @@ import torch
 from torch import nn
 
 from gastudy.core.data import Batch
-from gastudy.core.models import build_model
-
-MEASURE_MODEL_KWARGS = {"tiny-gpt": {"hidden": 256, "layers": 4, "heads": 4}}
-
+from gastudy.core.workloads import Workload, workload
 
 
 def synthetic_microbatches(model: nn.Module, micro_batch: int, count: int = 1, seq_len: int = 32,
@@ -50,13 +48,14 @@ def synthetic_microbatches(model: nn.Module, micro_batch: int, count: int = 1, s
 
 
 
-def build_for_measurement(model: str | nn.Module, device: str | torch.device = "cpu", seed: int = 0,
+def build_for_measurement(model: str | Workload | nn.Module, device: str | torch.device = "cpu", seed: int = 0,
                           model_kwargs: dict | None = None) -> nn.Module:
-    """A course model by name (tiny-gpt widened, see ``MEASURE_MODEL_KWARGS``) or the module
-    given, on ``device`` and in training mode. Course: MB-9."""
-    if isinstance(model, str):
-        kwargs = model_kwargs if model_kwargs is not None else MEASURE_MODEL_KWARGS.get(model, {})
-        model = build_model(model, seed=seed, **kwargs)
+    """The module given, or a registered workload's model built from ``seed`` with
+    ``model_kwargs`` (default: its ``measure_kwargs``, wide enough to show in process memory),
+    on ``device`` and in training mode. Course: MB-9."""
+    if isinstance(model, (str, Workload)):
+        work = workload(model)
+        model = work.build(seed=seed, **(model_kwargs if model_kwargs is not None else work.measure_kwargs))
     return model.to(device).train()
 
 

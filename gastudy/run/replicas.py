@@ -6,10 +6,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import torch.distributed as dist
 
+from gastudy.core.workloads import workload
 from gastudy.parallel.agreement import check_sample_ids
 from gastudy.parallel.ddp import DDPReplicas
 from gastudy.parallel.fsdp import make_replicas
@@ -90,7 +92,8 @@ def train_on_replicas(config, replicas: int, resume: bool = False, no_sync: bool
     from gastudy.parallel.process_group import default_timeout_s
 
     timeout = float(timeout_s or default_timeout_s())
-    config.progress = False
+    # the workers get the workload itself, not its name: a fresh process has registered nothing
+    config = dataclasses.replace(config, progress=False, model=workload(config.model))
     ranks = run_local(train_worker, replicas, config, resume=resume, no_sync=no_sync, duplicates=duplicates,
                       shard=shard, sync=sync, graceful_sigint=True,
                       pg_timeout=timeout, timeout=max(600.0, timeout * 4))

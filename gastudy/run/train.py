@@ -1,7 +1,8 @@
-"""A real, short training run on generated data, writing the run record (MB-10).
+"""A real, short training run of a named model on its data, writing the run record (MB-10).
 
-``train(TrainConfig(...))`` builds a course model, the generated data set, the optimizer and a
-per-*update* learning-rate schedule, then runs :class:`~gastudy.core.engine.Accumulator` over the
+``train(TrainConfig(...))`` builds the model and data set of a :class:`~gastudy.core.workloads.Workload`
+(registered by name, or given as the object: the course registers its small models and their
+generated data; register yours the same way), the optimizer and a per-*update* learning-rate schedule, then runs :class:`~gastudy.core.engine.Accumulator` over the
 groups of every epoch with a progress bar. It can stop early (``stop_after_updates``), write
 checkpoints at group boundaries and resume from them bit-identically (:mod:`gastudy.run.resume`).
 The same function runs under ``torchrun``: pass data-parallel ``replicas``.
@@ -22,15 +23,15 @@ from typing import Any
 import torch
 from torch import nn
 
-from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator, Counters, NonFiniteLossError, UpdateResult
 from gastudy.core.groups import LAST_GROUP_POLICIES
 from gastudy.core.loss import Normalization, as_normalization, normalization_name
-from gastudy.core.models import build_model, task_of
 from gastudy.core.plan import BatchPlan
 from gastudy.core.precision import PRECISIONS
 from gastudy.core.record import RunRecord
 from gastudy.core.replicas import Replicas, SingleReplica
+from gastudy.core.workloads import Workload, workload
 from gastudy.memory.probes import device_probes
 from gastudy.parallel.fsdp import engine_precision
 from gastudy.parallel.launch import stop_requested
@@ -145,12 +146,15 @@ def stop_on_sigint(flag: threading.Event):
 class TrainConfig:
     """Everything a training run needs; each field is a CLI flag of ``gastudy train``.
 
+    ``model`` names a registered :class:`~gastudy.core.workloads.Workload` (``"tiny-gpt"``, the
+    default, is the course's) or is one; ``dataset_size`` samples of its data set are trained on.
+
     ``stop_after_updates`` interrupts the run (the schedule still spans ``epochs``), which is
     how the course demonstrates resuming. ``checkpoint_every`` is in updates (0 = only at the
     end when ``out_dir`` is set).
     """
 
-    model: str = "tiny-gpt"
+    model: str | Workload = "tiny-gpt"
     micro_batch: int = 4
     accumulation_steps: int = 4
     epochs: int = 1
@@ -172,6 +176,7 @@ class TrainConfig:
 
     def validate(self) -> TrainConfig:
         """Raise ``ValueError`` naming the bad field before anything runs; return self."""
+        workload(self.model)
         BatchPlan(self.micro_batch, self.accumulation_steps)
         as_normalization(self.normalization)
         if self.precision not in PRECISIONS:
@@ -214,16 +219,14 @@ class TrainingDiverged(FloatingPointError):
 def resume_key(config: TrainConfig, replicas: int = 1, sync: str | None = None) -> dict[str, Any]:
     """The settings a checkpoint is tied to (:data:`RESUME_KEYS`, D, and a sharded run's sync
     policy): a resume with any of them different is another run. Course: MB-10."""
-    return {**{k: getattr(config, k) for k in RESUME_KEYS if k != "replicas"},
+    return {**{k: getattr(config, k) for k in RESUME_KEYS if k != "replicas"}, "model": workload(config.model).name,
             "normalization": normalization_name(config.normalization), "replicas": replicas,
             **({"sync": sync} if sync is not None else {})}
 
 
 def make_dataset(config: TrainConfig):
-    """The generated data set of a run: addition problems for tiny-gpt, blobs for the MLPs."""
-    if task_of(config.model) == "causal":
-        return AdditionDataset(config.dataset_size, seed=config.seed)
-    return BlobDataset(config.dataset_size, seed=config.seed)
+    """The data set of a run: ``dataset_size`` samples of its workload's data, from its seed."""
+    return workload(config.model).dataset(config.dataset_size, seed=config.seed)
 
 
 def updates_per_epoch(microbatches: int, accumulation_steps: int, last_group: str) -> int:
@@ -245,7 +248,7 @@ def warmup_cosine(warmup: int, total: int):
 
 
 def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None = None) -> TrainRun:
-    """Train ``config.model`` on generated data and return a :class:`TrainRun` (course: MB-10).
+    """Train ``config.model`` on its data and return a :class:`TrainRun` (course: MB-10).
 
     With ``resume=True`` the run continues from ``<out_dir>/checkpoint.pt`` (written by an
     earlier run of the same configuration) at the exact data position it stopped. ``out_dir``
@@ -331,14 +334,15 @@ def _train(config: TrainConfig, resume: bool, replicas: Replicas) -> TrainRun:
 
 def _build(config: TrainConfig, replicas: Replicas) -> _Session:
     """The model, data stream, optimizer, schedule and engine of a run, and where it checkpoints."""
-    task = task_of(config.model)
+    work = workload(config.model)
+    task = work.task
     torch.manual_seed(config.seed)
-    model = build_model(config.model, seed=config.seed)
+    model = work.build(seed=config.seed)
     if config.device == "cuda":  # one GPU per replica: torchrun's LOCAL_RANK picks it
         model.to(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
     model.train()
     stream = MicrobatchStream(make_dataset(config), config.micro_batch,
-                              collate=config.collate if task == "causal" else "padded",
+                              collate=work.collate(config.collate),
                               seed=config.seed, replicas=replicas.size, rank=replicas.rank)
     total_updates = updates_per_epoch(len(stream), config.accumulation_steps, config.last_group) * config.epochs
     wrapped = replicas.wrap(model)  # before the optimizer: sharding (FSDP2) replaces the parameters
@@ -461,7 +465,7 @@ def _record(run: _Session, probes: dict[str, Any], started: float) -> RunRecord:
     # every replica reports the same group loss (UpdateResult.loss), so their mean is that loss
     final_loss = sum(last_losses) / replicas.size if results and None not in last_losses else None
     return RunRecord(
-        model=config.model, task=run.task, micro_batch=config.micro_batch,
+        model=workload(config.model).name, task=run.task, micro_batch=config.micro_batch,
         accumulation_steps=config.accumulation_steps, replicas=replicas.size,
         effective_batch=min(configured, largest) if results else configured,
         precision=config.precision, normalization=run.engine.normalization.name, last_group_policy=config.last_group,

@@ -14,8 +14,8 @@ import tempfile
 import torch.nn.functional as F
 from transformers import Trainer, TrainingArguments
 
-from gastudy.core.data import AdditionDataset
 from gastudy.course.bridge import hf_collate, tiny_causal_lm
+from gastudy.course.datasets import AdditionDataset
 
 M, A = 2, 4
 

@@ -120,7 +120,7 @@ def compare_denominators_worker(model: str = "tiny-gpt", micro_batch: int = 2, a
         reference_gradients,
     )
     from gastudy.core.engine import Accumulator
-    from gastudy.core.models import build_model, task_of
+    from gastudy.course.models import build_model, task_of
 
     task, D, rank = task_of(model), dist.get_world_size(), dist.get_rank()
     out: dict[str, Any] = {"rank": rank}
@@ -185,9 +185,10 @@ def count_allreduces_worker(settings: Sequence[tuple[int, bool]], updates: int =
 
     Course: MB-7.
     """
-    from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream
+    from gastudy.core.data import MicrobatchStream
     from gastudy.core.engine import Accumulator
-    from gastudy.core.models import build_model, task_of
+    from gastudy.course.datasets import AdditionDataset, BlobDataset
+    from gastudy.course.models import build_model, task_of
 
     task, D, rank = task_of(model), dist.get_world_size(), dist.get_rank()
     rows = []
@@ -241,9 +242,10 @@ def duplicate_samples_worker(shard: bool, micro_batch: int = 2, accumulation_ste
 
     Course: MB-7.
     """
-    from gastudy.core.data import AdditionDataset, MicrobatchStream
+    from gastudy.core.data import MicrobatchStream
     from gastudy.core.engine import Accumulator
-    from gastudy.core.models import build_model
+    from gastudy.course.datasets import AdditionDataset
+    from gastudy.course.models import build_model
 
     D, rank = dist.get_world_size(), dist.get_rank()
     data = AdditionDataset(dataset_size, seed=seed)
@@ -294,9 +296,10 @@ def uneven_groups_worker(last_group: str, dataset_size: int, micro_batch: int = 
 
     Course: MB-7.
     """
-    from gastudy.core.data import AdditionDataset, MicrobatchStream
+    from gastudy.core.data import MicrobatchStream
     from gastudy.core.engine import Accumulator
-    from gastudy.core.models import build_model
+    from gastudy.course.datasets import AdditionDataset
+    from gastudy.course.models import build_model
 
     D, rank = dist.get_world_size(), dist.get_rank()
     stream = MicrobatchStream(AdditionDataset(dataset_size, seed=seed), micro_batch, seed=seed, replicas=D, rank=rank)
@@ -381,7 +384,8 @@ def rank_microbatches(micro_batch: int, accumulation_steps: int, seed: int = 0) 
     samples sharded by :class:`~gastudy.core.data.MicrobatchStream` (each rank its own share).
     Call inside a process group.
     """
-    from gastudy.core.data import AdditionDataset, MicrobatchStream
+    from gastudy.core.data import MicrobatchStream
+    from gastudy.course.datasets import AdditionDataset
 
     D, rank = dist.get_world_size(), dist.get_rank()
     stream = MicrobatchStream(AdditionDataset(micro_batch * accumulation_steps * D, seed=seed), micro_batch,
@@ -400,7 +404,7 @@ def engine_update_worker(micro_batch: int = 2, accumulation_steps: int = 4, no_s
     from gastudy.check.steps import first_step_gradients, flat, record_steps
     from gastudy.core.engine import Accumulator
     from gastudy.core.groups import build_group
-    from gastudy.core.models import build_model
+    from gastudy.course.models import build_model
 
     net = build_model("tiny-gpt", seed=seed)
     replicas = DDPReplicas(no_sync=no_sync)

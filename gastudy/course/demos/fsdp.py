@@ -44,9 +44,10 @@ def measure_sharded_worker(settings: Sequence[tuple[str, int]], updates: int = 2
     by the launcher for nccl). Raises ``ValueError`` for an unknown backend.
     """
     from gastudy.core.checkpointing import checkpointed_layers, enable_checkpointing
-    from gastudy.core.data import AdditionDataset, MicrobatchStream
+    from gastudy.core.data import MicrobatchStream
     from gastudy.core.engine import Accumulator
-    from gastudy.core.models import build_model
+    from gastudy.course.datasets import AdditionDataset
+    from gastudy.course.models import build_model
 
     D, rank = dist.get_world_size(), dist.get_rank()
     rows = []

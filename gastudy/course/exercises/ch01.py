@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gastudy.core.data import BlobDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.groups import make_groups
+from gastudy.course.datasets import BlobDataset
 from gastudy.course.exercises import dict_feedback, exercise
 from gastudy.course.i18n import t
 
@@ -45,11 +46,13 @@ def write_update(answer: object) -> tuple[bool, str]:
         diagnose_double_division,
         diagnose_ineffective_accumulation,
     )
+    from gastudy.course.clinic import default_setup
 
     if not isinstance(answer, Callable):
         return False, t("answer with your update function itself (not its result)")
     try:
-        verdicts = [diagnose_ineffective_accumulation(answer), diagnose_double_division(answer)]
+        setup = default_setup()
+        verdicts = [diagnose_ineffective_accumulation(answer, setup), diagnose_double_division(answer, setup)]
     except Exception as err:  # noqa: BLE001 - a learner's code may raise anything; report it
         return False, t("your function raised {error}: {message}", error=type(err).__name__, message=err)
     fired = [str(v) for v in verdicts if v.fired]

@@ -6,7 +6,8 @@ import functools
 from collections.abc import Callable
 
 from gastudy.core.counting import count_supervised
-from gastudy.core.data import AdditionDataset, packed_collate, pad_collate
+from gastudy.core.data import packed_collate, pad_collate
+from gastudy.course.datasets import AdditionDataset
 from gastudy.course.exercises import exercise
 from gastudy.course.i18n import t
 from gastudy.course.mistakes import mean_of_means, weighted_mean
@@ -71,6 +72,7 @@ def declare_flag(answer: object) -> tuple[bool, str]:
     Course: GA-6."""
     from gastudy.check.diagnostics import diagnose_double_division
     from gastudy.core.loss import summed_loss
+    from gastudy.course.clinic import default_setup
     from gastudy.course.pitfalls import correct_update
 
     if not isinstance(answer, bool):
@@ -80,5 +82,5 @@ def declare_flag(answer: object) -> tuple[bool, str]:
         return summed_loss(output, batch, "causal")[0] / num_items
 
     fn: Callable = functools.partial(correct_update, loss_fn=loss_fn, loss_is_scaled_for_ga=answer)
-    verdict = diagnose_double_division(fn)
+    verdict = diagnose_double_division(fn, default_setup())
     return (not verdict.fired), str(verdict)

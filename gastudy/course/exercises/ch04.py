@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from gastudy.core.data import BlobDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.groups import make_groups
+from gastudy.course.datasets import BlobDataset
 from gastudy.course.exercises import dict_feedback, exercise
 from gastudy.course.i18n import t
 from gastudy.run.train import updates_per_epoch

@@ -13,13 +13,14 @@ def your_update_passes_the_clinic(answer: object) -> tuple[bool, str]:
     The feedback is in the course language; the detectors' verdicts it quotes are the library's
     English sentences (:mod:`gastudy.check.diagnostics`), the symptom names are translated."""
     from gastudy.check.diagnostics import diagnose_all
+    from gastudy.course.clinic import default_setup
     from gastudy.course.labs.clinic import symptom_name
 
     if not callable(answer):
         return False, t("answer with a function f(model, optimizer, scheduler, group) -> float, got {answer}",
                         answer=repr(answer))
     try:
-        verdicts = diagnose_all(answer)
+        verdicts = diagnose_all(answer, default_setup())
     except Exception as e:  # the learner's loop failed: say how, never crash the notebook
         return False, t("your update function raised {error}: {message}", error=type(e).__name__, message=e)
     fired = [v for v in verdicts if v.fired]

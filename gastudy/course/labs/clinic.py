@@ -23,8 +23,8 @@ import html
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from gastudy.check.diagnostics import Setup, Verdict, default_setup
-from gastudy.course.clinic import ClinicCase, run_clinic
+from gastudy.check.diagnostics import Setup, Verdict
+from gastudy.course.clinic import ClinicCase, default_setup, run_clinic
 from gastudy.course.i18n import t
 from gastudy.course.pitfalls import PITFALLS
 from gastudy.course.widgets import Lab, rtl_attr, show_figure, show_html, show_table, subplots

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 
 import torch
 
-from gastudy.core.data import BlobDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator
 from gastudy.core.groups import build_group
-from gastudy.core.models import build_model
 from gastudy.core.plan import BatchPlan
+from gastudy.course.datasets import BlobDataset
 from gastudy.course.i18n import t
+from gastudy.course.models import build_model
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 

@@ -29,12 +29,13 @@ from gastudy.check.verify import (
     controlled_microbatches,
     verify_one_update,
 )
-from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator
 from gastudy.core.groups import make_groups
-from gastudy.core.models import build_model, task_of
 from gastudy.core.plan import BatchPlan
+from gastudy.course.datasets import AdditionDataset, BlobDataset
 from gastudy.course.i18n import t
+from gastudy.course.models import build_model, task_of
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 from gastudy.memory.timing import RunTiming, compare_layouts
 

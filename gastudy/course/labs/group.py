@@ -20,11 +20,12 @@ from typing import Any
 
 import torch
 
-from gastudy.core.data import AdditionDataset, BlobDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator
 from gastudy.core.groups import PartialGroupRecord, make_groups
-from gastudy.core.models import build_model
+from gastudy.course.datasets import AdditionDataset, BlobDataset
 from gastudy.course.i18n import t
+from gastudy.course.models import build_model
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
@@ -202,8 +203,9 @@ class KeptLossMemoryLab(Lab):
 
     def _measure(self, accumulation_steps: int) -> dict[str, Any]:
         """Both loops' memory-growth verdicts at this A, with a progress step per loop."""
-        from gastudy.check.diagnostics import default_setup, diagnose_memory_growth
+        from gastudy.check.diagnostics import diagnose_memory_growth
         from gastudy.course import pitfalls
+        from gastudy.course.clinic import default_setup
 
         setup = default_setup(accumulation_steps=accumulation_steps, samples=2 * accumulation_steps)
         measured = {}
@@ -438,7 +440,8 @@ class SchedulerLab(Lab):
         )
 
     def compute(self, accumulation_steps: int, updates: int, warmup: int) -> SchedulerResult:
-        from gastudy.check.diagnostics import default_setup, diagnose_schedule_drift
+        from gastudy.check.diagnostics import diagnose_schedule_drift
+        from gastudy.course.clinic import default_setup
         from gastudy.course.pitfalls import correct_update, scheduler_per_microbatch
         from gastudy.run.train import warmup_cosine
 

@@ -30,22 +30,16 @@ from gastudy.check.verify import (
     verify_one_update,
 )
 from gastudy.core.counting import count_supervised
-from gastudy.core.data import (
-    IGNORE_INDEX,
-    AdditionDataset,
-    BlobDataset,
-    MicrobatchStream,
-    packed_collate,
-    pad_collate,
-)
+from gastudy.core.data import IGNORE_INDEX, MicrobatchStream, packed_collate, pad_collate
 from gastudy.core.engine import model_inputs
 from gastudy.core.groups import make_groups
 from gastudy.core.loss import summed_loss
-from gastudy.core.models import build_model
 from gastudy.course import mistakes
+from gastudy.course.datasets import AdditionDataset, BlobDataset
 from gastudy.course.i18n import language, t
 from gastudy.course.labs.updates import engine_gradient, total_norm
 from gastudy.course.mistakes import NORMALIZATIONS, count_unshifted, mean_of_means, weighted_mean
+from gastudy.course.models import build_model
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
@@ -452,7 +446,8 @@ class DoubleDivisionLab(Lab):
         )
 
     def compute(self, declared: bool, accumulation_steps: int) -> DoubleDivisionResult:
-        from gastudy.check.diagnostics import default_setup, diagnose_double_division
+        from gastudy.check.diagnostics import diagnose_double_division
+        from gastudy.course.clinic import default_setup
         from gastudy.course.pitfalls import declared_scaled, double_division
 
         verdict = diagnose_double_division(

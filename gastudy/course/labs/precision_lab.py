@@ -22,14 +22,15 @@ from typing import Any
 import torch
 
 from gastudy.check.verify import verify_one_update
-from gastudy.core.data import AdditionDataset, MicrobatchStream
+from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import make_groups
-from gastudy.core.models import build_model
 from gastudy.core.precision import PRECISIONS, Precision
+from gastudy.course.datasets import AdditionDataset
 from gastudy.course.i18n import t
 from gastudy.course.labs.updates import parameter_snapshot
 from gastudy.course.mistakes import inject_overflow
+from gastudy.course.models import build_model
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 
@@ -287,12 +288,9 @@ class ClippingOrderLab(Lab):
         return self.kept(self._measure, max_norm)
 
     def _measure(self, max_norm: float) -> ClippingResult:
-        from gastudy.check.diagnostics import (
-            default_setup,
-            diagnose_double_division,
-            reference_gradient,
-        )
+        from gastudy.check.diagnostics import diagnose_double_division, reference_gradient
         from gastudy.check.steps import record_steps
+        from gastudy.course.clinic import default_setup
         from gastudy.course.pitfalls import clip_after_unscale, clip_before_unscale, scaler_for
 
         setup = default_setup(dtype=torch.float32)

@@ -148,9 +148,11 @@ def _learning_rate() -> tuple[str, Evidence]:
 
 def _scheduler() -> tuple[str, Evidence]:
     from gastudy.check.diagnostics import diagnose_schedule_drift
+    from gastudy.course.clinic import default_setup
     from gastudy.course.pitfalls import correct_update, scheduler_per_microbatch
 
-    wrong, right = diagnose_schedule_drift(scheduler_per_microbatch), diagnose_schedule_drift(correct_update)
+    setup = default_setup()
+    wrong, right = diagnose_schedule_drift(scheduler_per_microbatch, setup), diagnose_schedule_drift(correct_update, setup)
     w, r = wrong.evidence, right.evidence
     text = t("No — once per applied update. Over {updates} updates of A={A} microbatches, a per-microbatch "
              "scheduler stepped {wrong} times and left the learning rate at {lr} instead of {expected}; stepped "
@@ -176,8 +178,9 @@ def _gpus() -> tuple[str, Evidence]:
 
 
 def _short_group() -> tuple[str, Evidence]:
-    from gastudy.core.data import AdditionDataset, MicrobatchStream
+    from gastudy.core.data import MicrobatchStream
     from gastudy.core.groups import make_groups
+    from gastudy.course.datasets import AdditionDataset
 
     out: Evidence = {}
     for policy in ("keep", "drop"):
@@ -195,7 +198,7 @@ def _short_group() -> tuple[str, Evidence]:
 def _checkpoint_gradient() -> tuple[str, Evidence]:
     from gastudy.check.verify import compare_gradients, controlled_microbatches, reference_gradients
     from gastudy.core.checkpointing import checkpointing
-    from gastudy.core.models import build_model
+    from gastudy.course.models import build_model
 
     mbs = controlled_microbatches("tiny-gpt", 4, 2)
     model = build_model("tiny-gpt").train()
@@ -246,11 +249,12 @@ def _first_step_memory() -> tuple[str, Evidence]:
 
 
 def _fp16_skips() -> tuple[str, Evidence]:
-    from gastudy.core.data import AdditionDataset, MicrobatchStream
+    from gastudy.core.data import MicrobatchStream
     from gastudy.core.engine import Accumulator
     from gastudy.core.groups import make_groups
-    from gastudy.core.models import build_model
+    from gastudy.course.datasets import AdditionDataset
     from gastudy.course.mistakes import inject_overflow
+    from gastudy.course.models import build_model
 
     model = build_model("tiny-gpt", layers=2)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)
@@ -272,7 +276,8 @@ def _fp16_skips() -> tuple[str, Evidence]:
 
 
 def _duplicates() -> tuple[str, Evidence]:
-    from gastudy.core.data import AdditionDataset, MicrobatchStream
+    from gastudy.core.data import MicrobatchStream
+    from gastudy.course.datasets import AdditionDataset
     from gastudy.course.mistakes import unsharded_stream
     from gastudy.parallel.agreement import check_sample_ids
 
@@ -331,7 +336,7 @@ def _checkpoint_vs_accumulate() -> tuple[str, Evidence]:
         verify_one_update,
     )
     from gastudy.core.checkpointing import checkpointing
-    from gastudy.core.models import build_model
+    from gastudy.course.models import build_model
 
     mbs = controlled_microbatches("tiny-gpt", 8, 1)  # one batch of 8: the same samples, checkpointed or not
     model = build_model("tiny-gpt").train()
@@ -359,13 +364,14 @@ def _hugging_face() -> tuple[str, Evidence]:
                  "Trainer divides the summed loss by the group's supervised tokens (num_items_in_batch) when the "
                  "model accepts it; a custom loss must do the same and declare it (loss_is_scaled_for_ga).",
                  note=skip_note(t("the Trainer measurement"))), {"measured": False}
-    from gastudy.core.data import AdditionDataset, pad_collate
+    from gastudy.core.data import pad_collate
     from gastudy.course.bridge import (
         compare_with_gastudy,
         tiny_causal_lm,
         trainer_gradient,
         training_arguments,
     )
+    from gastudy.course.datasets import AdditionDataset
 
     data = AdditionDataset(8, seed=1)
     samples = [data[i] for i in range(8)]

@@ -31,10 +31,10 @@ from gastudy.check.verify import (
 from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import build_group, make_groups
-from gastudy.core.models import build_model
 from gastudy.core.plan import BatchPlan
 from gastudy.course import mistakes
 from gastudy.course.i18n import language, t
+from gastudy.course.models import build_model
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
 DTYPES = {"float64": (torch.float64, "fp64"), "float32": (torch.float32, "fp32")}
@@ -376,7 +376,7 @@ class KnobsLab(Lab):
     def compute(
         self, per_device_train_batch_size: int, gradient_accumulation_steps: int, dataset_size: int
     ) -> KnobsResult:
-        from gastudy.core.data import BlobDataset
+        from gastudy.course.datasets import BlobDataset
 
         plan = BatchPlan(per_device_train_batch_size, gradient_accumulation_steps)
         stream = MicrobatchStream(BlobDataset(dataset_size), plan.micro_batch)
@@ -610,7 +610,7 @@ class ZeroGradLab(Lab):
 
     Controls: ``loop`` (the one the detector judges), ``accumulation_steps`` (A) and
     ``updates``. All three loops run on the same float64 tiny-gpt and data
-    (:func:`gastudy.check.diagnostics.default_setup`); the plot shows every update's gap.
+    (:func:`gastudy.course.clinic.default_setup`); the plot shows every update's gap.
     The measurements depend only on A and the number of updates, and the verdict on those and
     the loop: both are computed once per setting and kept, so choosing another loop only redraws.
     Course: MB-1.
@@ -631,8 +631,9 @@ class ZeroGradLab(Lab):
         )
 
     def compute(self, loop: str, accumulation_steps: int, updates: int) -> ZeroGradResult:
-        from gastudy.check.diagnostics import default_setup, diagnose_ineffective_accumulation
+        from gastudy.check.diagnostics import diagnose_ineffective_accumulation
         from gastudy.course import pitfalls
+        from gastudy.course.clinic import default_setup
 
         fns = {name: getattr(pitfalls, fn) for name, fn in ZERO_GRAD_LOOPS.items()}
         if (accumulation_steps, updates) not in self._measured:  # all three loops: they do not depend on `loop`

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gastudy.check.verify import VerifyReport, verify_one_update
-from gastudy.core.models import MODEL_NAMES
 from gastudy.core.precision import PRECISIONS
 from gastudy.core.record import RunRecord
 from gastudy.course import mistakes
 from gastudy.course.i18n import t
+from gastudy.course.models import MODEL_NAMES
 from gastudy.course.widgets import Lab, rtl_attr, show_html, show_table
 from gastudy.memory.probes import MemoryProbe
 from gastudy.memory.saved import format_bytes
@@ -55,10 +55,11 @@ def verify(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: in
     if replicas == 1:
         return verify_one_update(model, micro_batch, accumulation_steps, precision, normalization, seed=seed)
     from gastudy.check.replicas import check_replica_settings, verify_replicas_worker
+    from gastudy.core.workloads import workload
     from gastudy.course.demos.ddp import run_on_replicas
 
     check_replica_settings(replicas, micro_batch, accumulation_steps, precision, normalization)
-    ranks = run_on_replicas(verify_replicas_worker, replicas, model=model, micro_batch=micro_batch,
+    ranks = run_on_replicas(verify_replicas_worker, replicas, model=workload(model), micro_batch=micro_batch,
                             accumulation_steps=accumulation_steps, precision=precision,
                             normalization=normalization, seed=seed)
     return ranks[0]["report"]

@@ -1,5 +1,5 @@
 # Exercise 09.2 — predict the fixed part from the parameter count (MB-9)
-from gastudy.core.models import build_model, parameter_count
+from gastudy.course.models import build_model, parameter_count
 
 params = parameter_count(build_model("tiny-gpt", hidden=384, layers=4, heads=4))
 answer = params * 4 * 4     # float32 (4 bytes) × (weights + gradients + AdamW's two moments)

@@ -1,4 +1,4 @@
-"""Small models used throughout the course (every chapter; CK-3 for the marked blocks).
+"""The course's small models, registered as workloads with their data (every chapter; CK-3 for the marked blocks).
 
 - :class:`TinyGPT`: a decoder-only transformer whose blocks are :class:`CheckpointLayer`
   subclasses, so activation checkpointing can count them. Its forward returns an object
@@ -8,18 +8,24 @@
   ``"layer"`` or ``None``), used to show that BatchNorm breaks the microbatch/big-batch
   equivalence (MB-8) while LayerNorm keeps it. Its forward returns a logits tensor.
 
-All models are deterministic (no dropout) so that gradients can be compared exactly.
+All models are deterministic (no dropout) so that gradients can be compared exactly. Importing
+this module registers them (:mod:`gastudy.core.workloads`) under :data:`MODEL_NAMES`, each with
+its generated data (:mod:`gastudy.course.datasets`), so ``gastudy train --model bn-mlp`` and the
+library's name-taking checks and measurements can build them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from gastudy.core.checkpointing import CheckpointLayer
+from gastudy.core.workloads import Workload, register, workload
+from gastudy.course.datasets import AdditionDataset, BlobDataset
 
 MODEL_NAMES = ("tiny-gpt", "ln-mlp", "bn-mlp", "mlp")
 
@@ -167,11 +173,20 @@ def build_model(name: str = "tiny-gpt", seed: int = 0, dtype: torch.dtype = torc
 
 
 def task_of(name: str) -> str:
-    """The supervision kind of a course model: ``causal`` for tiny-gpt, else ``classification``."""
-    return "causal" if name == "tiny-gpt" else "classification"
+    """The supervision kind of a registered model: ``causal`` for tiny-gpt, ``classification`` for the MLPs."""
+    return workload(name).task
 
 
 def parameter_count(model: nn.Module) -> int:
     """Number of trainable parameters (elements)."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
+
+# tiny-gpt widened to show in process memory (what the course's memory measurements build)
+MEASURE_KWARGS = {"hidden": 256, "layers": 4, "heads": 4}
+
+for _name in MODEL_NAMES:
+    register(Workload(_name, partial(build_model, _name), AdditionDataset if _name == "tiny-gpt" else BlobDataset,
+                      "causal" if _name == "tiny-gpt" else "classification",
+                      ("padded", "packed") if _name == "tiny-gpt" else ("padded",),
+                      MEASURE_KWARGS if _name == "tiny-gpt" else {}))
