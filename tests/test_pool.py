@@ -1,4 +1,4 @@
-"""The warm worker pool (gastudy.parallel.pool): results by rank, failures reported, no orphans."""
+"""The warm worker pool (gastudy.course.pool): results by rank, failures reported, no orphans."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import time
 import pytest
 
 from gastudy.course.demos.ddp import compare_denominators_worker
+from gastudy.course.pool import WorkerPool
 from gastudy.parallel.launch import WorkerError
-from gastudy.parallel.pool import WorkerPool
 from tests.helpers import hold_ports
 
 pytestmark = pytest.mark.slow
@@ -72,7 +72,7 @@ def test_workers_leave_when_their_parent_is_killed(tmp_path):
 
     script = tmp_path / "parent.py"
     script.write_text(
-        "from gastudy.parallel.pool import WorkerPool\n"
+        "from gastudy.course.pool import WorkerPool\n"
         "if __name__ == '__main__':\n"
         "    pool = WorkerPool(2).start()\n"
         "    print(*[p.pid for p in pool._procs], flush=True)\n"
@@ -154,8 +154,8 @@ def test_a_port_taken_between_choice_and_bind_cannot_break_the_pool(monkeypatch)
 
     import torch.distributed as dist
 
+    from gastudy.course import pool as pool_module
     from gastudy.parallel import launch
-    from gastudy.parallel import pool as pool_module
 
     busy = hold_ports((29500, 0))  # 29500 already in use elsewhere: busy anyway
     taken = [s.getsockname()[1] for s in busy]

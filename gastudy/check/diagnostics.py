@@ -61,7 +61,7 @@ UpdateFn = Callable[[nn.Module, torch.optim.Optimizer, Any, Group], float]
 @dataclass
 class Verdict:
     """A detector's answer: ``fired`` (the symptom is present), a readable ``message`` and the
-    measured ``evidence`` (plain numbers and lists, JSON-ready). Course: MB-11."""
+    measured ``evidence`` (plain numbers and lists, JSON-ready)."""
 
     symptom: str
     fired: bool
@@ -75,14 +75,13 @@ class Verdict:
 
 
 def default_optimizer(model: nn.Module) -> torch.optim.Optimizer:
-    """Plain SGD, lr 0.1: every applied update changes the parameters. Course: MB-11."""
+    """Plain SGD, lr 0.1: every applied update changes the parameters."""
     return torch.optim.SGD(model.parameters(), lr=0.1)
 
 
 def default_scheduler(optimizer: torch.optim.Optimizer) -> Any:
-    """``LambdaLR`` with lr × 1/(1 + updates): each step visibly changes the learning rate (MB-6).
+    """``LambdaLR`` with lr × 1/(1 + updates): each step visibly changes the learning rate.
 
-    Course: MB-6, MB-11.
     """
     return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 / (1 + step))
 
@@ -102,7 +101,6 @@ class Setup:
         tolerance: relative tolerance for "equal gradients"; default the kernel's base
             tolerance of the model's dtype (:func:`gastudy.check.judge.tolerance`).
 
-    Course: MB-11.
     """
 
     model: nn.Module
@@ -151,14 +149,13 @@ class Setup:
 
 
 def regroup(group: Group, micro_batch: int, accumulation_steps: int, task: str = "causal") -> Group:
-    """The same samples as ``group``, re-split into microbatches of ``micro_batch`` (MB-8, MB-11).
+    """The same samples as ``group``, re-split into microbatches of ``micro_batch``.
 
     Uses :func:`split_batch` and the group's own collator (padded or packed). The new group has
     ``len(samples) / micro_batch`` microbatches and the configured ``accumulation_steps`` (a
     short group when that is larger). Raises ``ValueError`` if ``micro_batch`` does not divide
     the number of samples.
 
-    Course: MB-8, MB-11.
     """
     samples = [s for mb in group.microbatches for s in split_batch(mb)]
     if len(samples) % micro_batch:
@@ -177,7 +174,7 @@ def reference_gradient(model: nn.Module, group: Group, task: str = "causal") -> 
     """The big-batch gradient of ``group`` at ``model``'s parameters, as one float64 vector.
 
     One forward over :func:`concat_microbatches` of the group, summed loss ÷ supervised items,
-    on a deep copy (``model`` is untouched). Course: GA-1, MB-8.
+    on a deep copy (``model`` is untouched).
     """
     ref_model = copy.deepcopy(model)
     return flat(reference_gradients(ref_model, group.microbatches, task), ref_model)
@@ -213,7 +210,7 @@ def _no_step(symptom: str, evidence: dict) -> Verdict:
 
 
 def diagnose_double_division(update_fn: UpdateFn, setup: Setup, group: int = 0) -> Verdict:
-    """Is the update's gradient a uniformly shrunk (or grown) big-batch gradient? (GA-6, MB-11)
+    """Is the update's gradient a uniformly shrunk (or grown) big-batch gradient?
 
     Runs ``update_fn`` once on group ``group`` of ``setup``,
     captures the gradient at ``optimizer.step`` and fits it as ``reference / k``.
@@ -227,7 +224,6 @@ def diagnose_double_division(update_fn: UpdateFn, setup: Setup, group: int = 0) 
     Evidence: ``k``, ``residual``, ``norm_ratio``, ``loss_ratio`` (reference ÷ logged loss),
     ``accumulation_steps``, ``microbatches``, ``denominator`` and ``implied_denominator``.
 
-    Course: GA-6, MB-11.
     """
     symptom = "double division"
     g = setup.group(group)
@@ -276,7 +272,6 @@ def default_partitions(micro_batch: int, accumulation_steps: int) -> list[tuple[
     """(m, A) splits of the same m·A samples: as given, one big microbatch, one sample per
     microbatch, m doubled (if A is even), and the same m with A doubled (a short last group).
 
-    Course: MB-8, MB-11.
     """
     n = micro_batch * accumulation_steps
     parts = [(micro_batch, accumulation_steps), (n, 1), (1, n)]
@@ -288,7 +283,7 @@ def default_partitions(micro_batch: int, accumulation_steps: int) -> list[tuple[
 
 def diagnose_partition_dependence(update_fn: UpdateFn, setup: Setup,
                                   partitions: Sequence[tuple[int, int]] | None = None, group: int = 0) -> Verdict:
-    """Does the update change when the same samples are split differently? (MB-3, MB-8, MB-11)
+    """Does the update change when the same samples are split differently?
 
     Re-splits group ``group``'s samples into each ``(micro_batch, accumulation_steps)`` of
     ``partitions`` (default :func:`default_partitions`; A larger than the number of
@@ -300,7 +295,6 @@ def diagnose_partition_dependence(update_fn: UpdateFn, setup: Setup,
     Evidence: ``partitions`` (m, A, microbatches, rel_diff, k, error), ``max_rel_diff``,
     ``tolerance``.
 
-    Course: MB-3, MB-8, MB-11.
     """
     symptom = "partition dependence"
     partitions = list(partitions or default_partitions(setup.micro_batch, setup.accumulation_steps))
@@ -346,7 +340,7 @@ def diagnose_partition_dependence(update_fn: UpdateFn, setup: Setup,
                 "group's real items")
     else:
         hint = (" — look for a mean of microbatch means (weight by supervised items), ignored tokens counted in "
-                "a denominator, or a layer that mixes samples (BatchNorm, MB-8)")
+                "a denominator, or a layer that mixes samples (BatchNorm)")
     return Verdict(symptom, True, head + hint, evidence)
 
 
@@ -356,7 +350,7 @@ def diagnose_partition_dependence(update_fn: UpdateFn, setup: Setup,
 
 
 def diagnose_ineffective_accumulation(update_fn: UpdateFn, setup: Setup) -> Verdict:
-    """Does accumulation actually accumulate, once per group? (MB-1, MB-11)
+    """Does accumulation actually accumulate, once per group?
 
     Runs two consecutive groups on one model copy and fires when:
 
@@ -369,7 +363,6 @@ def diagnose_ineffective_accumulation(update_fn: UpdateFn, setup: Setup) -> Verd
     Evidence: ``steps`` and ``applied`` per group, ``rel_diff`` per group (vs its big-batch
     gradient), ``last_microbatch_residual``, ``leftover_norm``, ``leak_residual``.
 
-    Course: MB-1, MB-11.
     """
     symptom = "ineffective accumulation"
     model, optimizer, scheduler = setup.fresh()
@@ -433,7 +426,7 @@ class _Held:
 
 
 class LiveBytes:
-    """Bytes kept alive by autograd graphs and model outputs, measured at microbatch starts (MB-4).
+    """Bytes kept alive by autograd graphs and model outputs, measured at microbatch starts.
 
     A context manager. Inside it every tensor saved for backward is wrapped so that its release
     is observable; a forward pre-hook on ``model`` marks each microbatch start (one model call
@@ -445,7 +438,6 @@ class LiveBytes:
     start of each microbatch), ``saved_per_microbatch`` / ``output_per_microbatch`` (bytes
     each microbatch saved / returned).
 
-    Course: MB-4.
     """
 
     def __init__(self, model: nn.Module):
@@ -506,7 +498,7 @@ class LiveBytes:
 
 
 def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup) -> Verdict:
-    """Do the bytes kept alive grow with the microbatch index? (MB-4, MB-11)
+    """Do the bytes kept alive grow with the microbatch index?
 
     Runs one group of A ≥ 3 microbatches under :class:`LiveBytes`. A correct loop releases each
     microbatch's graph at its backward, so the bytes alive at the start of microbatch k stay
@@ -520,7 +512,6 @@ def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup) -> Verdict:
     ``output_per_microbatch`` (bytes), ``growth_saved`` and ``growth_outputs`` (bytes per
     microbatch). Raises ``ValueError`` when A < 3 (growth cannot be told from one kept output).
 
-    Course: MB-4, MB-11.
     """
     symptom = "memory growth"
     g = setup.group(0)
@@ -567,7 +558,7 @@ def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup) -> Verdict:
 
 
 def diagnose_schedule_drift(update_fn: UpdateFn, setup: Setup, groups: int = 3) -> Verdict:
-    """Does the scheduler step exactly once per applied update? (MB-6, MB-11)
+    """Does the scheduler step exactly once per applied update?
 
     Runs ``groups`` consecutive groups on one model copy with the setup's scheduler (the
     default ``LambdaLR`` if it has none), counting scheduler steps (``last_epoch``) and applied
@@ -578,7 +569,6 @@ def diagnose_schedule_drift(update_fn: UpdateFn, setup: Setup, groups: int = 3) 
     each group, plus the final one) and ``expected_lr`` (the same schedule stepped once per
     applied update).
 
-    Course: MB-6, MB-11.
     """
     symptom = "schedule drift"
     model, optimizer, scheduler = setup.fresh()
@@ -642,7 +632,7 @@ DETECTORS: dict[str, Detector] = {
 
 
 def diagnose_all(update_fn: UpdateFn, setup: Setup) -> list[Verdict]:
-    """Run all five detectors on ``update_fn`` (same setup for each). Course: MB-11."""
+    """Run all five detectors on ``update_fn`` (same setup for each)."""
     return [detector(update_fn, setup) for detector in DETECTORS.values()]
 
 

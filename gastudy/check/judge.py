@@ -103,11 +103,11 @@ def name_rescaling(k: float, *, accumulation_steps: int, microbatches: int, item
         what = (f"{head} (A = {A}{'' if size == A else f', {size} microbatches in this group'}): the loss was divided "
                 "by the group's N (num_items) and then again by A")
         return what, ("divide once: drop the ÷ A, or declare the loss already scaled for accumulation "
-                      "(loss_is_scaled_for_ga=True, GA-6)")
+                      "(loss_is_scaled_for_ga=True)")
     if unshifted_extra and abs(k * N - (N + unshifted_extra)) <= max(0.25, 0.002 * N):
         what = (f"{head}: the denominator is {k * N:.0f} items instead of N = {N} — {unshifted_extra} extra, one per "
                 "row whose first label is supervised")
-        return what, "count causal labels after the shift (labels[..., 1:] != -100, GA-5)"
+        return what, "count causal labels after the shift (labels[..., 1:] != -100)"
     if D >= 2 and abs(k - D) <= 0.02 * D:
         what = (f"{head} (= D, the {D} replicas): DDP averages the gradients over the replicas, and the loss was "
                 "already divided by the global N")
@@ -119,7 +119,7 @@ def name_rescaling(k: float, *, accumulation_steps: int, microbatches: int, item
     if k > 1:
         return (f"{head} (implied denominator {k * N:,.0f} instead of N = {N:,})",
                 "remove the extra division (or, with fp16, clip only after scaler.unscale_: clipping scaled "
-                "gradients shrinks them by the scale, MB-5)")
+                "gradients shrinks them by the scale)")
     return f"{head}", "divide the summed loss by the group's N (a division is missing)"
 
 
@@ -216,7 +216,7 @@ def explain(got: torch.Tensor, big: torch.Tensor, *, items: Sequence[int], accum
                     f"(one extra item per row whose first label is supervised, {sum(unshifted_each)} here) and "
                     "divides by that count's total")
             return Explanation("partition dependence", "unshifted counts", what,
-                               "count causal labels after the shift (labels[..., 1:] != -100, GA-5) — for the weights "
+                               "count causal labels after the shift (labels[..., 1:] != -100) — for the weights "
                                "and the denominator", evidence)
     lk, lres = scale_fit(got, last)
     evidence["last_microbatch_residual"] = lres
@@ -427,7 +427,7 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
             what = (f"the gradients were clipped while the GradScaler still held them scaled (norm {c.norm:.4g} "
                     f"measured on scaled gradients, max_norm {c.max_norm:g}): the real threshold is max_norm ÷ scale")
             return Judgement(False, "clipping before unscale", None, what,
-                             "call scaler.unscale_(optimizer) before clipping (MB-5)", c.where, rel, clip, evidence,
+                             "call scaler.unscale_(optimizer) before clipping", c.where, rel, clip, evidence,
                              **base)
     k, residual = scale_fit(pre, ref)
     rescaled = math.isfinite(k) and residual <= tol
@@ -459,7 +459,7 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
             what += (f"the model's {', '.join(mixing[:3])}{', …' if len(mixing) > 3 else ''} normalize each "
                      f"microbatch with its own statistics, so no accumulation reproduces the big batch "
                      f"(relative gap {rel:.1e})")
-            fix = "use LayerNorm or GroupNorm, or accept the gap and keep m fixed between experiments (MB-8)"
+            fix = "use LayerNorm or GroupNorm, or accept the gap and keep m fixed between experiments"
         else:
             what += (f"the model computes a sample differently in a microbatch than in the big batch (relative gap "
                      f"{rel:.1e}, beyond {precision.label} rounding)")

@@ -47,7 +47,7 @@ SchedulerFactory = Callable[[torch.optim.Optimizer], Any]
 
 
 def as_optimizer_factory(optimizer: OptimizerFactory | torch.optim.Optimizer | None) -> OptimizerFactory:
-    """How :func:`check_loop` gets an optimizer for each copy of the model (MB-10).
+    """How :func:`check_loop` gets an optimizer for each copy of the model.
 
     ``None`` → plain SGD (lr 0.1; the gradient at the step does not depend on the optimizer);
     a callable ``model → optimizer`` → called for every copy; an optimizer *instance* → a new
@@ -129,7 +129,7 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
                tolerance: float | None = None, diagnose: bool = True, labels: str = "labels",
                ignore_index: int = -100, forward: Forward | None = None, replicas: int = 1,
                timeout_s: float | None = None) -> LoopReport:
-    """Run YOUR accumulated update once on a copy and compare it with the big batch (MB-10, MB-11).
+    """Run YOUR accumulated update once on a copy and compare it with the big batch.
 
     Args:
         train_step: your function ``train_step(model, optimizer, microbatches)`` that performs ONE

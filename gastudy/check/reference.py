@@ -1,5 +1,5 @@
 """The big batch a checked update is compared with, in the precision the loop computes in
-(course: GA-1, GA-4, MB-5, MB-8, MB-10).
+.
 
 The reference for one group of microbatches is the gradient of **the sum of per-item losses ÷
 the group's supervised items N** (causal labels counted after the shift). It is computed twice,
@@ -308,7 +308,7 @@ class Reference:
 
 def unshifted_rows(group: Group) -> int:
     """Rows of a causal group whose *first* label is supervised: what a count without the causal
-    shift adds to N (0 for other tasks and for ``shift_labels`` batches). Course: GA-5."""
+    shift adds to N (0 for other tasks and for ``shift_labels`` batches)."""
     return sum(unshifted_rows_each(group))
 
 
@@ -321,7 +321,7 @@ def unshifted_rows_each(group: Group) -> list[int]:
 
 def mixes_samples(model: nn.Module) -> list[str]:
     """The modules that mix the samples of a batch (BatchNorm in training mode), as ``"BatchNorm1d
-    'net.1'"``: with them the big batch and its microbatches differ for real, not by rounding (MB-8)."""
+    'net.1'"``: with them the big batch and its microbatches differ for real, not by rounding."""
     return [f"{type(m).__name__} {n!r}" for n, m in model.named_modules()
             if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.training]
 

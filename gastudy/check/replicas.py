@@ -38,7 +38,6 @@ def verify_replicas_worker(model: str | Workload = "tiny-gpt", micro_batch: int 
     (the course's per-replica mean). Returns this rank's facts; rank 0 also returns the
     :class:`~gastudy.check.verify.VerifyReport`.
 
-    Course: MB-7.
     """
     from gastudy.check.judge import judge_update
     from gastudy.check.reference import flat_gradient, unflatten
@@ -114,7 +113,7 @@ def verify_replicas_worker(model: str | Workload = "tiny-gpt", micro_batch: int 
     reasons = [f"{c.name}: {c.detail}" for c in checks if not c.ok]
     if reasons and main["has_bn"]:
         reasons.append("the model has BatchNorm: each microbatch (and each replica) is normalized with its own "
-                       "statistics, so accumulation cannot reproduce the big batch (MB-8)")
+                       "statistics, so accumulation cannot reproduce the big batch")
     name = modes["global"].name
     if reasons and name != "tokens":
         reasons.append(f"normalization {name!r} weights microbatches equally although their supervised "
@@ -145,7 +144,7 @@ def verify_replicas_worker(model: str | Workload = "tiny-gpt", micro_batch: int 
 
 def check_replica_settings(replicas: int, micro_batch: int, accumulation_steps: int, precision: str,
                            normalization: str | Normalization, shard: bool = False, sync: str = "deferred") -> None:
-    """Raise ``ValueError`` (saying what to change) for settings no replica could run (course: MB-7);
+    """Raise ``ValueError`` (saying what to change) for settings no replica could run;
     with ``shard`` also the sync policy and fp16 (:func:`~gastudy.parallel.fsdp.check_shard_settings`)."""
     from gastudy.core.loss import as_normalization
     from gastudy.core.plan import BatchPlan
@@ -166,7 +165,7 @@ def verify_on_replicas(replicas: int, model: str | Workload = "tiny-gpt", micro_
                        collate: str = "padded", seed: int = 0, no_sync: bool = True, timeout_s: float | None = None,
                        shard: bool = False, sync: str = "deferred", naive: Normalization | None = None
                        ) -> dict[str, Any]:
-    """Verify one accumulated update on ``replicas`` local processes (DDP, gloo) (course: MB-7, MB-10).
+    """Verify one accumulated update on ``replicas`` local processes (DDP, gloo).
 
     ``model`` is a registered :class:`~gastudy.core.workloads.Workload` (by name or the object;
     the workers get the object). Each process runs one real update of m×A samples of its
@@ -253,7 +252,7 @@ def check_loop_on_replicas(train_step: Callable[..., Any], model: torch.nn.Modul
                            update_args: tuple, forward: Any, tolerance: float | None, notes: list[str],
                            timeout_s: float | None = None) -> Any:
     """``check_loop(train_step, model, microbatches, replicas=D)``: your data-parallel update on D
-    local processes, judged as one global update (course: MB-7, MB-10, MB-11).
+    local processes, judged as one global update.
 
     ``group`` holds the D·A microbatches of one global update (rank r gets the r-th run of A).
     Each rank gets a deep copy of ``model`` wrapped in ``DistributedDataParallel`` (gloo, CPU;

@@ -1,5 +1,5 @@
 """What the optimizer consumed: every ``optimizer.step`` recorded with the gradients it used
-(course: MB-1, MB-6, MB-10, MB-11).
+.
 
 :func:`record_steps` is the one way gastudy looks at an update from outside the loop that
 made it: an optimizer step pre-hook sees exactly what the optimizer consumes (unscaled and
@@ -32,7 +32,6 @@ def _shapes(model: nn.Module) -> list[tuple[str, int]]:
 def flat(grads: Mapping[str, torch.Tensor], model: nn.Module) -> torch.Tensor:
     """Gradients by name → one float64 vector in ``model.named_parameters()`` order (missing = 0).
 
-    Course: MB-8, MB-11.
     """
     return _flat(grads, _shapes(model))
 
@@ -40,13 +39,12 @@ def flat(grads: Mapping[str, torch.Tensor], model: nn.Module) -> torch.Tensor:
 def current_gradient(model: nn.Module) -> torch.Tensor:
     """The model's current ``.grad`` tensors as one float64 vector (``None`` counts as zeros).
 
-    Course: MB-1, MB-11.
     """
     return flat({n: p.grad.detach() for n, p in model.named_parameters() if p.grad is not None}, model)
 
 
 def grads_are_zero(model: nn.Module) -> bool:
-    """True when every parameter's gradient is ``None`` or all zeros (a group boundary). Course: MB-1."""
+    """True when every parameter's gradient is ``None`` or all zeros (a group boundary)."""
     return all(p.grad is None or not p.grad.any() for p in model.parameters())
 
 
@@ -57,7 +55,7 @@ class StepRecord:
     ``gradients`` maps parameter names to copies of their ``.grad`` at the step (parameters
     without a gradient are absent); :attr:`gradient` is the same as one float64 vector in the
     model's parameter order (absent = zeros). ``applied`` is ``None`` when the recording did
-    not track it. Course: MB-1, MB-6.
+    not track it.
     """
 
     gradients: dict[str, torch.Tensor]
@@ -82,7 +80,7 @@ def record_steps(model: nn.Module, optimizer: torch.optim.Optimizer, *, track_ap
     also copied before each step and compared after it (a post-hook), so ``applied`` says
     whether the step changed any parameter; turn it off to save one copy of the weights per
     step. A step that a gradient scaler skips never calls ``optimizer.step`` and is not
-    recorded. The hooks are removed when the block ends. Course: MB-1, MB-6, MB-10.
+    recorded. The hooks are removed when the block ends.
     """
     records: list[StepRecord] = []
     before: list[torch.Tensor] = []
@@ -125,5 +123,5 @@ def record_steps(model: nn.Module, optimizer: torch.optim.Optimizer, *, track_ap
 
 
 def first_step_gradients(records: Sequence[StepRecord]) -> dict[str, torch.Tensor]:
-    """The gradients by name at the first recorded step (empty when no step ran). Course: MB-10."""
+    """The gradients by name at the first recorded step (empty when no step ran)."""
     return records[0].gradients if records else {}

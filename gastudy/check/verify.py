@@ -12,7 +12,7 @@ model, in the precision the update ran in. It checks:
 - exactly one optimizer step and exactly one scheduler step happened.
 
 It passes with the default (token) normalization, fails with the course's ``Steps``/``MeanOfMeans`` on
-variable-length data, and fails with an explanation on a BatchNorm model (MB-8) or a model
+variable-length data, and fails with an explanation on a BatchNorm model or a model
 with active dropout.
 
 It works on copies: the model (and the microbatches) you pass are never modified — weights,
@@ -54,7 +54,7 @@ VERIFY_PRECISIONS = ("fp64", *PRECISIONS)
 
 
 def verify_precision(precision: str | None, dtype: torch.dtype) -> str:
-    """The precision a verification runs at, from the requested one and the model's dtype (MB-10).
+    """The precision a verification runs at, from the requested one and the model's dtype.
 
     ``None`` or ``"fp32"`` on a float64 model → ``"fp64"`` (no autocast, float64 all the way,
     so the float64 tolerance applies); ``None`` otherwise → ``"fp32"``. ``"fp64"`` needs a
@@ -72,13 +72,13 @@ def verify_precision(precision: str | None, dtype: torch.dtype) -> str:
 
 def active_dropout(model: nn.Module) -> list[str]:
     """Names of the dropout modules (p > 0) of ``model``: in training mode each forward draws
-    new masks, so an accumulated update cannot equal the big batch (course: MB-8, MB-10)."""
+    new masks, so an accumulated update cannot equal the big batch."""
     return [n for n, m in model.named_modules() if isinstance(m, nn.modules.dropout._DropoutNd) and m.p > 0]
 
 
 def reference_gradients(model: nn.Module, microbatches: Sequence[Mapping[str, torch.Tensor]], task: str = "causal",
                         ignore_index: int = -100) -> dict[str, torch.Tensor]:
-    """Gradients of the big batch: every sample of ``microbatches`` in ONE forward (MB-8, MB-10).
+    """Gradients of the big batch: every sample of ``microbatches`` in ONE forward.
 
     The loss is the sum of per-item losses ÷ all supervised items (the token-normalized
     target). ``model`` is used as given (pass a copy); its gradients are returned by name.
@@ -158,7 +158,7 @@ class VerifyReport:
 
 
 def has_batchnorm(model: nn.Module) -> bool:
-    """True if the model contains a BatchNorm layer (statistics per forward pass, MB-8)."""
+    """True if the model contains a BatchNorm layer (statistics per forward pass)."""
     return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in model.modules())
 
 
@@ -186,7 +186,7 @@ def verify_one_update(
     task: str | None = None,
     tolerance: float | None = None,
 ) -> VerifyReport:
-    """Run one update and the big-batch reference, and check it (course: MB-10).
+    """Run one update and the big-batch reference, and check it.
 
     Args:
         model: your own module (then pass ``microbatches`` and ``task``), or the name of a
@@ -298,7 +298,7 @@ def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: 
                        "another offset; pad on the right for training (tokenizer.padding_side = 'right')")
     if reasons and has_batchnorm(model):
         reasons.append("the model has BatchNorm: each microbatch is normalized with its own statistics, so "
-                       "accumulation cannot reproduce the big batch (MB-8); use LayerNorm/GroupNorm or accept the gap")
+                       "accumulation cannot reproduce the big batch; use LayerNorm/GroupNorm or accept the gap")
     if reasons and normalization.name != "tokens":
         reasons.append(f"normalization {normalization.name!r} weights microbatches equally although their supervised "
                        f"counts are {group.items}; use 'tokens' (sum of losses ÷ the group's items)")

@@ -36,6 +36,7 @@ from gastudy.check.judge import Judgement, judge_update
 from gastudy.check.reference import Forward, flat_gradient
 from gastudy.check.steps import grads_are_zero
 from gastudy.check.trace import LoopTrace, source_file, trace_loop
+from gastudy.core.data import samples_in
 from gastudy.core.groups import Group, build_group
 
 TrainStep = Callable[..., Any]
@@ -48,7 +49,7 @@ SchedulerFactory = Callable[[torch.optim.Optimizer], Any]
 
 class TrainStepError(RuntimeError):
     """Your ``train_step`` raised while :func:`check_loop` ran it on a copy (the original error is
-    chained as ``__cause__``; ``where`` names the innermost line of your code). Course: MB-10."""
+    chained as ``__cause__``; ``where`` names the innermost line of your code)."""
 
     def __init__(self, message: str, where: str | None = None):
         super().__init__(message)
@@ -62,7 +63,7 @@ class TrainStepError(RuntimeError):
 
 @dataclass
 class LoopReport:
-    """What :func:`check_loop` (or :func:`gastudy.hf.check_trainer`) found. Course: MB-10, MB-11.
+    """What :func:`check_loop` (or :func:`gastudy.hf.check_trainer`) found.
 
     Attributes:
         passed: one optimizer step whose gradient (before clipping) equals the big-batch
@@ -210,7 +211,7 @@ def switch_off_dropout(model: nn.Module) -> int:
     Covers ``nn.Dropout`` modules (``p``) and float module attributes whose name contains
     ``dropout`` (how Hugging Face attention layers keep theirs). Use it on a *copy*: a random
     mask differs between the accumulated and the big-batch forwards, so gradients could not be
-    compared. Course: MB-10.
+    compared.
     """
     switched = 0
     for module in model.modules():
@@ -225,24 +226,15 @@ def switch_off_dropout(model: nn.Module) -> int:
 
 def with_sample_ids(microbatches: Sequence[Mapping[str, torch.Tensor]]) -> tuple[list[dict], bool]:
     """Shallow copies of the batches, each with ``sample_ids``; ids that are missing become
-    stream positions (0, 1, 2, … over all rows). Returns ``(batches, added)``. Course: MB-4."""
+    stream positions (0, 1, 2, … over all rows). Returns ``(batches, added)``."""
     if all("sample_ids" in mb for mb in microbatches):
         return [dict(mb) for mb in microbatches], False
     out, start = [], 0
     for mb in microbatches:
-        rows = _rows(mb)
+        rows = samples_in(mb)
         out.append({**mb, "sample_ids": torch.arange(start, start + rows)})
         start += rows
     return out, True
-
-
-def _rows(batch: Mapping[str, torch.Tensor]) -> int:
-    if "position_ids" in batch and batch["position_ids"].dim() == 2 and batch["position_ids"].shape[0] == 1:
-        return int((batch["position_ids"][0] == 0).sum())  # packed: one sample per restart of positions
-    first = next((batch[k] for k in ("input_ids", "inputs", "labels") if k in batch), None)
-    if first is None:
-        first = next(v for v in batch.values() if isinstance(v, torch.Tensor) and v.dim() >= 1)
-    return int(first.shape[0])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -354,7 +346,7 @@ def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: 
                                        replicas=len(set(replicas)) if replicas else 1)
     template, _ = _copy_for_check(model)
     first = group.microbatches[0]
-    setup = _UserSetup(template, [], micro_batch=_rows(first), accumulation_steps=group.size, task=group.task,
+    setup = _UserSetup(template, [], micro_batch=samples_in(first), accumulation_steps=group.size, task=group.task,
                        collate="packed" if "position_ids" in first else "padded", make_optimizer=make_optimizer,
                        make_scheduler=scheduler, tolerance=verdict.tolerance, batches=group.microbatches)
     detectors = _Detectors(update_fn, setup, notes, diagnose and update_fn is not None)  # type: ignore[arg-type]
@@ -431,7 +423,7 @@ def _measure_wrong_gradient(detectors: _Detectors, verdict: Judgement, report: L
                                "re-splits token batches (input_ids) and fixed-size inputs (inputs) only")
         return
     if verdict.symptom == "partition dependence" and verdict.normalization != "per replica":
-        rows = [_rows(mb) for mb in group.microbatches]
+        rows = [samples_in(mb) for mb in group.microbatches]
         parts = [(rows[0], group.size)] if len(set(rows)) == 1 else []
         parts += [p for p in ((group.samples, 1), (1, group.samples)) if p not in parts]
         found = detectors.run(diagnose_partition_dependence, partitions=parts)

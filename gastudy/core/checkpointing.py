@@ -38,12 +38,12 @@ from torch.utils.checkpoint import checkpoint
 
 CPU_OFFLOAD_NOTE = (
     "offload=True on the CPU: the activations a checkpointed layer keeps are already in host "
-    "memory, so there is nothing to move; offload is a no-op here (it matters on a GPU, CK-4)."
+    "memory, so there is nothing to move; offload is a no-op here (it matters on a GPU)."
 )
 
 
 class CheckpointLayer(nn.Module):
-    """Marker base class for a model's repeated per-layer block (course: CK-3).
+    """Marker base class for a model's repeated per-layer block.
 
     A model's transformer blocks (or any repeated unit) subclass this instead of
     ``nn.Module``. ``enable_checkpointing`` counts only these layers when it picks every
@@ -117,7 +117,7 @@ def _hf_layer_class() -> type | None:
 
 
 def marked_layers(model: nn.Module) -> list[nn.Module]:
-    """The model's marked per-layer blocks, in ``model.modules()`` order (course: CK-3).
+    """The model's marked per-layer blocks, in ``model.modules()`` order.
 
     Marked means a :class:`CheckpointLayer`, or a Hugging Face ``GradientCheckpointingLayer``
     when ``transformers`` is installed. Only these count toward ``every_n_layers``.
@@ -128,7 +128,7 @@ def marked_layers(model: nn.Module) -> list[nn.Module]:
 
 
 def layer_selection(num_layers: int, every_n_layers: int = 1) -> list[bool]:
-    """Which of ``num_layers`` marked layers are checkpointed (course: CK-3).
+    """Which of ``num_layers`` marked layers are checkpointed.
 
     Entry k-1 is True iff 1-based layer k satisfies ``(k - 1) % every_n_layers == 0``: the
     first layer and every n-th after it (n=2 → layers 1, 3, 5, …; n=1 → every layer).
@@ -147,7 +147,6 @@ class CheckpointingState:
     """What :func:`enable_checkpointing` did: the 1-based checkpointed layers and a note.
 
     ``note`` is empty unless something deserves saying (offload on the CPU: nothing to move).
-    Course: CK-3, CK-4.
     """
 
     layers: list[int]
@@ -189,7 +188,7 @@ def _cache_configs(model: nn.Module) -> list:
 def cache_in_use(model: nn.Module) -> bool:
     """True when a config of ``model`` (Hugging Face style) has ``use_cache`` on. transformers
     then also skips the per-sequence mask of a padding-free row, so packed sequences attend to
-    each other (course: CK-3, MB-10)."""
+    each other."""
     return any(bool(c.use_cache) for c in _cache_configs(model))
 
 
@@ -210,7 +209,7 @@ def _cache_restore(model: nn.Module) -> None:
 
 
 def enable_checkpointing(model: nn.Module, every_n_layers: int = 1, offload: bool = False) -> CheckpointingState:
-    """Checkpoint the first marked layer and every n-th after it (course: CK-3, CK-4).
+    """Checkpoint the first marked layer and every n-th after it.
 
     Only marked layers (:func:`marked_layers`) count toward n and are touched; the others are
     switched *off*, so calling this again with another n replaces the previous choice. Any
@@ -247,7 +246,7 @@ def disable_checkpointing(model: nn.Module) -> None:
     """Switch checkpointing (and offload) off on every marked layer and give the model's configs
     back the ``use_cache`` values :func:`enable_checkpointing` turned off; nothing else is touched.
 
-    Course: CK-3. The inverse of :func:`enable_checkpointing`.
+ The inverse of :func:`enable_checkpointing`.
     """
     for layer in marked_layers(model):
         _set(layer, False, False)
@@ -255,7 +254,7 @@ def disable_checkpointing(model: nn.Module) -> None:
 
 
 def checkpointed_layers(model: nn.Module) -> list[int]:
-    """1-based indices (among marked layers) of the layers whose checkpointing is on. Course: CK-3."""
+    """1-based indices (among marked layers) of the layers whose checkpointing is on."""
     return [k for k, layer in enumerate(marked_layers(model), 1) if getattr(layer, "gradient_checkpointing", False)]
 
 
@@ -266,7 +265,6 @@ def checkpointing(model: nn.Module, every_n_layers: int | None = 1, offload: boo
     ``every_n_layers=None`` means no checkpointing inside the block. The marked layers'
     ``gradient_checkpointing`` / offload switches and the configs' ``use_cache`` are restored on
     exit, even on an error.
-    Course: CK-2, CK-3 (compare settings on one model without rebuilding it).
     """
     layers = marked_layers(model)
     saved = [(layer.gradient_checkpointing, getattr(layer, "checkpoint_offload", False)) for layer in layers]

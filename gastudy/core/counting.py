@@ -35,7 +35,7 @@ def task_of_batch(batch: Mapping[str, torch.Tensor]) -> str:
 
 
 def target_labels(batch: Mapping[str, torch.Tensor], task: str = "causal") -> torch.Tensor:
-    """The label tensor the loss actually compares against (course: GA-5).
+    """The label tensor the loss actually compares against.
 
     ``causal``: ``shift_labels`` if present, else ``labels[..., 1:]``. Other tasks: ``labels``
     (``task`` is not validated here: groups and the engine check it once). Raises ``KeyError``
@@ -51,7 +51,7 @@ def target_labels(batch: Mapping[str, torch.Tensor], task: str = "causal") -> to
 
 
 def count_supervised(batch: Mapping[str, torch.Tensor], task: str = "causal", ignore_index: int = -100) -> int:
-    """Number of supervised items in one microbatch (an ``int``; course: GA-5, MB-3).
+    """Number of supervised items in one microbatch (an ``int``).
 
     Counts the positions of :func:`target_labels` that are not ``ignore_index``. This is the
     quantity summed over a whole group to form the token-normalized denominator. Raises

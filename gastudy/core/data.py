@@ -44,7 +44,7 @@ def _sample_ids(samples: Sequence[Sample]) -> dict[str, torch.Tensor]:
 
 
 def pad_collate(samples: Sequence[Sample], pad_token_id: int = PAD, padding_side: str = "right") -> Batch:
-    """Stack samples into a padded batch. Course: GA-5, MB-3.
+    """Stack samples into a padded batch.
 
     Sequence samples get ``input_ids`` padded with ``pad_token_id`` (default: the course
     vocabulary's ``PAD``; pass your tokenizer's ``pad_token_id`` for your own model),
@@ -107,7 +107,7 @@ def packed_collate(samples: Sequence[Sample]) -> Batch:
     Returns ``input_ids`` (1, ΣL), ``position_ids`` restarting at 0 for every sequence,
     ``labels`` with -100 at each sequence's first position, and ``shift_labels`` (1, ΣL):
     the label of the *next* token within the same sequence, -100 at each sequence's last
-    position. The loss uses ``shift_labels`` directly, without shifting again (GA-5).
+    position. The loss uses ``shift_labels`` directly, without shifting again.
     ``sample_ids`` as in :func:`pad_collate`.
     """
     ids, pos, labels, shift = [], [], [], []
@@ -133,13 +133,13 @@ COLLATORS: dict[str, Callable[[Sequence[Sample]], Batch]] = {"padded": pad_colla
 
 def is_packed(batch: Batch) -> bool:
     """True for a padding-free batch: one row of concatenated sequences with ``position_ids``
-    (gastudy's :func:`packed_collate`, transformers' ``DataCollatorWithFlattening``). Course: GA-5."""
+    (gastudy's :func:`packed_collate`, transformers' ``DataCollatorWithFlattening``)."""
     return "position_ids" in batch and "attention_mask" not in batch and batch["input_ids"].shape[0] == 1
 
 
 def sequence_starts(position_ids: torch.Tensor) -> list[int]:
     """Where each sequence of a packed row begins: position 0 and every place where the
-    position does not grow by one (so a collator's ``position_ids_start`` does not matter). Course: GA-5."""
+    position does not grow by one (so a collator's ``position_ids_start`` does not matter)."""
     pos = position_ids.reshape(-1)
     if pos.numel() == 0:
         return []
@@ -147,9 +147,10 @@ def sequence_starts(position_ids: torch.Tensor) -> list[int]:
 
 
 def samples_in(batch: Batch) -> int:
-    """How many samples a batch holds: its ``sample_ids`` if present, else the sequences of a
-    packed row, else the rows (first dimension) of ``input_ids``/``inputs``/``labels``. Raises
-    ``KeyError`` when the batch has none of these. Course: MB-4."""
+    """How many samples a batch holds (THE row counter): its ``sample_ids`` if present, else the
+    sequences of a packed row, else the rows (first dimension) of ``input_ids``/``inputs``/
+    ``labels``, else of its first tensor with a batch dimension (your own keys, e.g. nanoGPT's
+    ``idx``). Raises ``KeyError`` when the batch holds no such tensor."""
     if "sample_ids" in batch:
         return int(batch["sample_ids"].numel())
     if "input_ids" in batch and is_packed(batch):
@@ -157,8 +158,11 @@ def samples_in(batch: Batch) -> int:
     for key in ("input_ids", "inputs", "labels"):
         if key in batch:
             return int(batch[key].shape[0])
-    raise KeyError(f"cannot tell how many samples the batch holds (keys: {sorted(batch)}): "
-                   "it needs input_ids, inputs or labels")
+    first = next((v for v in batch.values() if isinstance(v, torch.Tensor) and v.dim() >= 1), None)
+    if first is None:
+        raise KeyError(f"cannot tell how many samples the batch holds (keys: {sorted(batch)}): it needs a tensor "
+                       "with one row per sample (input_ids, inputs, labels…)")
+    return int(first.shape[0])
 
 
 def split_batch(batch: Batch) -> list[Sample]:
@@ -166,7 +170,7 @@ def split_batch(batch: Batch) -> list[Sample]:
 
     Works for gastudy's collators and for Hugging Face ones (padded with ``attention_mask``,
     or padding-free with ``position_ids`` and, optionally, ``shift_labels``). A sample gets a
-    ``sample_id`` only when the batch has ``sample_ids``. Course: MB-8 (the big-batch reference).
+    ``sample_id`` only when the batch has ``sample_ids``.
     """
     out: list[Sample] = []
     n_samples = samples_in(batch)
@@ -217,7 +221,7 @@ def _real_tokens(mask_row: torch.Tensor, r: int) -> slice:
 def padding_side_of(batch: Batch) -> str | None:
     """``"left"`` when a padded batch has a row padded at the start (``attention_mask`` 0 at
     position 0 and 1 at the end), ``"right"`` otherwise; ``None`` for a batch without
-    ``attention_mask`` (packed or unpadded). Course: GA-5."""
+    ``attention_mask`` (packed or unpadded)."""
     mask = batch.get("attention_mask")
     if mask is None or mask.dim() != 2 or mask.shape[1] == 0:
         return None
@@ -226,7 +230,7 @@ def padding_side_of(batch: Batch) -> str | None:
 
 def pad_token_of(batch: Batch, default: int = PAD) -> int:
     """The token a padded batch pads with: ``input_ids`` at its first masked position
-    (``default`` when nothing is padded or there is no ``attention_mask``). Course: MB-10."""
+    (``default`` when nothing is padded or there is no ``attention_mask``)."""
     mask = batch.get("attention_mask")
     if mask is None or "input_ids" not in batch or bool(mask.bool().all()):
         return default
@@ -241,7 +245,7 @@ def concat_microbatches(microbatches: Sequence[Batch]) -> Batch:
     The packed first-position label is restored from ``labels`` so nothing is lost. Raises
     ``ValueError`` for no microbatches, microbatches that mix formats (padded, packed,
     fixed-size) or that carry different inputs (``attention_mask`` aside: without one a
-    batch is unpadded). Course: MB-8, MB-10.
+    batch is unpadded).
     """
     if len(microbatches) == 0:
         raise ValueError("concat_microbatches got no microbatches")
@@ -268,7 +272,7 @@ def concat_microbatches(microbatches: Sequence[Batch]) -> Batch:
 
 @dataclass
 class MicrobatchStream:
-    """The microbatches one replica sees, in order, for one or more epochs (course: MB-2, MB-4, MB-7).
+    """The microbatches one replica sees, in order, for one or more epochs.
 
     Args:
         dataset: a map-style dataset of samples (dicts; a ``sample_id`` each for exact records).

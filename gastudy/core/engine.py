@@ -42,7 +42,7 @@ class EmptyGroupError(ValueError):
 
 @dataclass
 class Counters:
-    """Progress counters, each in its own unit (MB-1, MB-6), local to this replica.
+    """Progress counters, each in its own unit, local to this replica.
 
     - microbatches: forward passes run inside completed updates.
     - backward_passes: backward calls (one per microbatch).
@@ -207,18 +207,18 @@ def whole(norm: torch.Tensor) -> float:
 
 
 class Accumulator:
-    """Turns groups of microbatches into optimizer updates, correctly (course: MB-4).
+    """Turns groups of microbatches into optimizer updates, correctly.
 
     Args:
         model: any ``nn.Module`` called as ``model(**inputs)``, returning logits or an object
             with ``.logits`` (Hugging Face style causal LMs work unchanged).
         optimizer: the optimizer over the model's parameters.
         accumulation_steps: A, microbatches per full group (≥ 1).
-        task: ``causal`` (shifted count), ``masked`` or ``classification`` (GA-5).
+        task: ``causal`` (shifted count), ``masked`` or ``classification``.
         normalization: ``"tokens"`` (the default, :class:`~gastudy.core.loss.Tokens`) or a
             :class:`~gastudy.core.loss.Normalization` object.
-        precision: ``fp32``, ``bf16`` or ``fp16``, or a :class:`Precision` (MB-5).
-        scheduler: stepped once per *applied* update, never per microbatch (MB-6).
+        precision: ``fp32``, ``bf16`` or ``fp16``, or a :class:`Precision`.
+        scheduler: stepped once per *applied* update, never per microbatch.
         clip_grad_norm: max total gradient norm, applied to unscaled gradients.
         loss_fn, loss_is_scaled_for_ga: your own loss ``loss_fn(output, batch,
             num_items_in_group)``; see :class:`~gastudy.core.loss.YourLoss`.
@@ -304,7 +304,7 @@ class Accumulator:
         optimizer.zero_grad(set_to_none=True)  # a group starts from zero gradients
 
     def update(self, group: Group) -> UpdateResult:
-        """Run one group's microbatches and one optimizer update (MB-4).
+        """Run one group's microbatches and one optimizer update.
 
         Raises :class:`EmptyGroupError` (before any forward) when the group has no supervised
         item; ``ValueError`` when it was built for another task or A, for token ids or
@@ -335,7 +335,7 @@ class Accumulator:
 
     def apply_update(self, group: Group, denominator: int, loss: float) -> UpdateResult:
         """Unscale → one finite check → clip → step → scaler update → scheduler (if applied) →
-        zero the gradients → count (MB-4, MB-5)."""
+        zero the gradients → count."""
         scale, lr = self.precision.scale, float(self.optimizer.param_groups[0]["lr"])
         self.precision.unscale_(self.optimizer)
         norm = self._finite_norm(group, loss)

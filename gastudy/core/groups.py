@@ -40,7 +40,7 @@ Batch = dict[str, torch.Tensor]
 
 @dataclass
 class Group:
-    """One update's microbatches, with everything the denominator needs (MB-4).
+    """One update's microbatches, with everything the denominator needs.
 
     Attributes:
         index: 0-based group number in its stream.
@@ -109,7 +109,7 @@ def number_samples(batches: Iterable[Batch], first: int = 0, step: int = 1) -> I
     """Yield ``(batch, assigned)`` for every batch: unchanged with ``assigned=False`` when it
     has ``sample_ids``; otherwise a shallow copy with ``sample_ids`` = the stream positions of
     its samples (``first``, ``first + step``, … counted over the whole stream) and
-    ``assigned=True``. The caller's dicts are never modified. Course: MB-4.
+    ``assigned=True``. The caller's dicts are never modified.
 
     Raises ``TypeError`` for a batch that is not a dict or whose ``input_ids``, ``labels``,
     ``shift_labels``, ``attention_mask``, ``position_ids``, ``inputs`` or ``sample_ids`` is not a
@@ -149,7 +149,7 @@ def number_samples(batches: Iterable[Batch], first: int = 0, step: int = 1) -> I
 
 def build_group(index: int, microbatches: list[Batch], accumulation_steps: int, task: str = "causal",
                 ignore_index: int = -100, ids_assigned: bool = False) -> Group:
-    """Make a :class:`Group` from a list of microbatches, counting items and ids up front (MB-4).
+    """Make a :class:`Group` from a list of microbatches, counting items and ids up front.
 
     Every microbatch needs ``sample_ids`` here (``KeyError`` otherwise); :class:`GroupStream`
     adds them to batches that have none and passes ``ids_assigned=True``. The ids are turned
@@ -183,7 +183,7 @@ class PartialGroupRecord:
 
 @dataclass
 class GroupStream:
-    """Iterate a stream of microbatches as :class:`Group` objects of A microbatches (MB-4).
+    """Iterate a stream of microbatches as :class:`Group` objects of A microbatches.
 
     Args:
         microbatches: any iterable of batch dicts with ``labels`` (or ``shift_labels``):
@@ -263,13 +263,13 @@ class FitLimits:
 def fit_limits(model: nn.Module) -> FitLimits:
     """The vocabulary size of ``model``'s input embedding (a Hugging Face model's
     ``get_input_embeddings()``) and its learned absolute position count; ``None`` for what it
-    does not have. Read once and passed to :func:`check_fits` by the engine. Course: MB-10."""
+    does not have. Read once and passed to :func:`check_fits` by the engine."""
     emb = _input_embedding(model)
     return FitLimits(emb.num_embeddings if isinstance(emb, nn.Embedding) else None, _position_limit(model))
 
 
 def check_fits(group: Group, model: nn.Module, limits: FitLimits | None = None) -> None:
-    """Refuse, before any forward, a group the model cannot embed (course: MB-10).
+    """Refuse, before any forward, a group the model cannot embed.
 
     Checks every microbatch's ``input_ids`` against the model's input embedding (a Hugging
     Face model's ``get_input_embeddings()``: ids must lie in ``0 … vocab - 1``; an id that sits
@@ -326,7 +326,7 @@ def check_fits(group: Group, model: nn.Module, limits: FitLimits | None = None) 
 
 def make_groups(microbatches: Iterable[Batch], accumulation_steps: int, task: str = "causal",
                 last_group: str = "keep", ignore_index: int = -100) -> GroupStream:
-    """Split ``microbatches`` into update groups of A (see :class:`GroupStream`). Course: MB-4.
+    """Split ``microbatches`` into update groups of A (see :class:`GroupStream`).
 
     ``microbatches`` is any iterable of dict batches: a :class:`~gastudy.core.data.MicrobatchStream`
     or your own ``DataLoader`` with a Hugging Face collator (padded, or padding-free with

@@ -67,7 +67,7 @@ class YourLoss:
     """Your loss ``loss_fn(output, batch, num_items_in_group) -> Tensor`` (the Hugging Face
     signature). ``scaled_for_ga=True``: it already divides by ``num_items_in_group`` (used as is,
     × D); ``False``: it returns a per-microbatch mean (divided by the group's real number of
-    microbatches). Never both divisions: that is the double division of GA-6."""
+    microbatches). Never both divisions: that divides twice."""
 
     loss_fn: UserLoss
     scaled_for_ga: bool = False
@@ -115,7 +115,7 @@ def logits_of(output: Any) -> torch.Tensor:
 def summed_loss(
     output: Any, batch: Mapping[str, torch.Tensor], task: str = "causal", ignore_index: int = -100
 ) -> tuple[torch.Tensor, int]:
-    """Sum of cross-entropy losses over the supervised items of one microbatch (GA-4, GA-5).
+    """Sum of cross-entropy losses over the supervised items of one microbatch.
 
     Returns ``(loss_sum, items)``: a scalar tensor (float32 or wider, nats) and the number of
     supervised items it sums over. For ``causal`` the logits at position i are compared with
@@ -130,7 +130,7 @@ def summed_loss(
 def sum_of_losses(
     output: Any, batch: Mapping[str, torch.Tensor], task: str = "causal", ignore_index: int = -100
 ) -> torch.Tensor:
-    """The ``loss_sum`` of :func:`summed_loss` alone, without counting the items (GA-4): for a
+    """The ``loss_sum`` of :func:`summed_loss` alone, without counting the items: for a
     caller that knows the count already (the engine's ``tokens`` normalization divides by the
     group's denominator, counted before the first forward), which saves a reduction and a
     host sync per microbatch. Same value, same errors as :func:`summed_loss`."""

@@ -30,7 +30,7 @@ def check_positive_int(name: str, value: object) -> int:
 
 @dataclass(frozen=True)
 class BatchPlan:
-    """m, A, D (+ tensor/pipeline sizes that do not count as replicas). Course: MB-2.
+    """m, A, D (+ tensor/pipeline sizes that do not count as replicas).
 
     Raises :class:`PlanError` when any size is not a whole number ≥ 1.
     """
@@ -77,7 +77,6 @@ class BatchPlan:
 def divisors(n: int) -> list[int]:
     """Every divisor of ``n`` ≥ 1, ascending, in O(√n) steps (a target of 10¹² answers at once).
 
-    Course: MB-2.
     """
     check_positive_int("n", n)
     low, high, d = [], [], 1
@@ -97,7 +96,7 @@ def plan_from_target(
     tensor_parallel: int = 1,
     pipeline_parallel: int = 1,
 ) -> BatchPlan:
-    """The plan whose effective batch is exactly ``target``: A = target ÷ (m × D). Course: MB-2.
+    """The plan whose effective batch is exactly ``target``: A = target ÷ (m × D).
 
     Raises :class:`PlanError` when m × D does not divide ``target``, naming the nearest
     valid targets for this m and D and the microbatch sizes that do divide it.

@@ -19,7 +19,7 @@ NOTHING = contextlib.nullcontext()  # reusable: it holds no state
 
 
 class Precision:
-    """How forward, backward and the step run for one precision (course: MB-5).
+    """How forward, backward and the step run for one precision.
 
     Args:
         kind: ``"fp32"``, ``"bf16"`` (autocast) or ``"fp16"`` (autocast + gradient scaler).

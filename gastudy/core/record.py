@@ -20,7 +20,7 @@ from gastudy.core.engine import Counters
 
 @dataclass(kw_only=True)
 class RunRecord(Counters):
-    """What a run did, in explicit units (course: MB-10).
+    """What a run did, in explicit units.
 
     The progress counters (:class:`~gastudy.core.engine.Counters`: microbatches, backward
     passes, attempted and applied updates, scheduler steps, samples, supervised tokens) are

@@ -129,7 +129,7 @@ def _copy_of(trainer: Any, model: nn.Module, output_dir: str, callback: Any) -> 
 
 def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | None = None, replicas: int = 1,
                   timeout_s: float | None = None) -> LoopReport:
-    """Run ONE accumulated update of your ``transformers.Trainer`` on a copy and check it (MB-10, MB-11).
+    """Run ONE accumulated update of your ``transformers.Trainer`` on a copy and check it.
 
     Args:
         trainer: your Trainer (or subclass), with ``model`` and ``train_dataset`` set. The
@@ -172,8 +172,6 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
     for several processes (pass a factory and ``replicas``), or a factory that worker processes
     cannot import, and :class:`gastudy.check.loop.TrainStepError` when the Trainer raises during
     the update.
-
-    Course: MB-10 (verify one update), MB-11 (the symptoms), GA-6 (``loss_is_scaled_for_ga``).
     """
     if replicas != 1:
         return _check_trainer_on_replicas(trainer, replicas, tolerance, task, timeout_s)

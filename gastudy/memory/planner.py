@@ -26,7 +26,7 @@ Measure = Callable[[int, int], "PeakMeasurement | tuple[int, int]"]
 
 @dataclass
 class PeakMeasurement:
-    """The measured peak of a training configuration (course: MB-9). Bytes.
+    """The measured peak of a training configuration. Bytes.
 
     ``peak_bytes``: highest device usage through the first update and a steady group, above
     the usage before the model was built (weights included). ``fixed_bytes``: weights +
@@ -48,7 +48,7 @@ def measure_peak(micro_batch: int, accumulation_steps: int, model: str | nn.Modu
                  device: str | torch.device = "cpu", every_n_layers: int | None = None,
                  offload: bool = False, seq_len: int = 32, optimizer: str = "adamw",
                  model_kwargs: dict | None = None, groups: int = 2, seed: int = 0) -> PeakMeasurement:
-    """Measure the real peak of m, A (first update and a steady group) on ``device`` (MB-9).
+    """Measure the real peak of m, A (first update and a steady group) on ``device``.
 
     A fresh model is built from its name for each call (a given module is deep-copied and
     left untouched); weights, gradients and optimizer state are part of the peak. CPU numbers
@@ -65,7 +65,7 @@ def measure_peak(micro_batch: int, accumulation_steps: int, model: str | nn.Modu
 
 @dataclass
 class Candidate:
-    """One measured microbatch size: m, A, the peak and the fixed part (bytes). Course: MB-9."""
+    """One measured microbatch size: m, A, the peak and the fixed part (bytes)."""
 
     micro_batch: int
     accumulation_steps: int
@@ -76,7 +76,7 @@ class Candidate:
 
 @dataclass
 class MemoryPlan:
-    """The outcome of :func:`plan_for_budget` (course: MB-9).
+    """The outcome of :func:`plan_for_budget`.
 
     ``chosen`` is the :class:`BatchPlan` of the largest fitting m (``None`` if none fits);
     ``candidates`` holds every measurement, largest m first; ``fixed_bytes`` is weights +
@@ -109,7 +109,7 @@ class MemoryPlan:
 def candidate_micro_batches(target_effective_batch: int, replicas: int = 1) -> list[int]:
     """Every m that keeps m × A × D on target exactly: the divisors of target ÷ D (ascending).
 
-    Raises :class:`~gastudy.core.plan.PlanError` when D does not divide the target (MB-2).
+    Raises :class:`~gastudy.core.plan.PlanError` when D does not divide the target.
     """
     plan_from_target(target_effective_batch, 1, replicas)  # validates target and D
     from gastudy.core.plan import divisors
@@ -134,7 +134,7 @@ def plan_for_budget(budget_bytes: int, target_effective_batch: int, replicas: in
     ``(peak_bytes, fixed_bytes)`` tuple). The default measures for real with
     :func:`~gastudy.memory.planner.measure_peak` on ``model`` (``measure_kwargs``: device,
     every_n_layers, seq_len, optimizer, model_kwargs, …). Every candidate keeps
-    m × A × D = target. Course: MB-9.
+    m × A × D = target.
 
     Raises ``PlanError`` for a budget < 1, a target D does not divide, or a candidate m that
     does not divide target ÷ D.

@@ -12,7 +12,7 @@
   run by the real engine: baseline (weights), forwards, backwards (gradients appear), the
   first update (optimizer state appears), then the steady state.
 - :func:`formula_check`: layers × sequence × hidden × bytes_per_element against the bytes the
-  checkpointed layers really keep (CK-4).
+  checkpointed layers really keep.
 - :func:`measure_peak`: the measured peak of a training configuration (used by the planner).
 """
 
@@ -61,7 +61,7 @@ def _malloc_trim() -> None:
 
 
 class MemoryProbe:
-    """Current and peak memory of one device, with a per-phase peak reset (course: MB-9).
+    """Current and peak memory of one device, with a per-phase peak reset.
 
     ``MemoryProbe("cpu")``: bytes resident in this *process* (Python, libraries and allocator
     caches included, not only tensors). On Linux the peak is ``VmHWM`` and :meth:`reset_peak`
@@ -143,7 +143,7 @@ class MemoryProbe:
 
 
 def device_probes() -> dict[str, MemoryProbe]:
-    """One :class:`MemoryProbe` per device: ``"cpu"`` and every ``"cuda:i"`` present. Course: MB-9."""
+    """One :class:`MemoryProbe` per device: ``"cpu"`` and every ``"cuda:i"`` present."""
     probes = {"cpu": MemoryProbe("cpu")}
     if torch.cuda.is_available():
         probes.update({f"cuda:{i}": MemoryProbe(f"cuda:{i}") for i in range(torch.cuda.device_count())})
@@ -152,7 +152,7 @@ def device_probes() -> dict[str, MemoryProbe]:
 
 def state_bytes(model: nn.Module, optimizer: torch.optim.Optimizer | None = None) -> dict[str, int]:
     """Bytes of ``weights`` (parameters and buffers), ``gradients`` (live ``.grad``) and
-    ``optimizer_state`` (tensors in ``optimizer.state``), each storage counted once. Course: MB-9."""
+    ``optimizer_state`` (tensors in ``optimizer.state``), each storage counted once."""
     grads = [p.grad for p in model.parameters() if p.grad is not None]
     state = [] if optimizer is None else [
         v for s in optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor)]
@@ -166,7 +166,7 @@ def state_bytes(model: nn.Module, optimizer: torch.optim.Optimizer | None = None
 # --------------------------------------------------------------------- the phase timeline
 
 
-# --------------------------------------------------------------------- the CK-4 formula
+# --------------------------------------------------------------------- the checkpointing formula
 
 
 # --------------------------------------------------------------------- peak of a configuration

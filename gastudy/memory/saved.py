@@ -5,7 +5,7 @@
   device. A checkpointed layer keeps only its inputs; an offloaded one keeps nothing on the
   device.
 - :func:`formula_check`: layers × sequence × hidden × bytes_per_element against the bytes the
-  checkpointed layers really keep (CK-4).
+  checkpointed layers really keep.
 - :func:`format_bytes`: the one human format for byte counts used everywhere in gastudy.
 """
 
@@ -26,7 +26,7 @@ from gastudy.memory.workload import build_for_measurement, synthetic_microbatche
 
 
 def format_bytes(n: float) -> str:
-    """``1536`` → ``'1.5 KiB'`` (binary units; negative values keep their sign). Course: MB-9."""
+    """``1536`` → ``'1.5 KiB'`` (binary units; negative values keep their sign)."""
     sign, n = ("-" if n < 0 else ""), abs(n)
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
@@ -38,7 +38,7 @@ def format_bytes(n: float) -> str:
 
 def storage_key(t: torch.Tensor) -> tuple[tuple, int]:
     """``((device, data_ptr), nbytes)`` of the storage behind ``t``: views of one storage share
-    the key, so summing ``nbytes`` over distinct keys counts each storage once. Course: CK-1."""
+    the key, so summing ``nbytes`` over distinct keys counts each storage once."""
     try:
         st = t.untyped_storage()
         return (str(t.device), st.data_ptr()), st.nbytes()
@@ -48,7 +48,7 @@ def storage_key(t: torch.Tensor) -> tuple[tuple, int]:
 
 
 def tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
-    """Bytes of the distinct storages behind ``tensors`` (each storage counted once). Course: CK-1."""
+    """Bytes of the distinct storages behind ``tensors`` (each storage counted once)."""
     seen = dict(storage_key(t) for t in tensors)
     return sum(seen.values())
 
@@ -56,7 +56,7 @@ def tensor_bytes(tensors: Iterable[torch.Tensor]) -> int:
 
 @dataclass
 class SavedBytes:
-    """Bytes autograd keeps for backward after a forward (course: CK-1, CK-4).
+    """Bytes autograd keeps for backward after a forward.
 
     - ``total``: activation bytes — distinct storages saved for backward that are *not* the
       model's own parameters or buffers (those exist anyway), on every device.
@@ -86,7 +86,7 @@ class SavedBytes:
 
 
 class SavedTensorCounter:
-    """Context manager that counts the bytes autograd saves for backward (course: CK-1).
+    """Context manager that counts the bytes autograd saves for backward.
 
     Inside the ``with`` block every tensor saved for backward passes through a
     ``torch.autograd.graph.saved_tensors_hooks`` pack hook (which returns it unchanged);
@@ -154,13 +154,13 @@ class SavedTensorCounter:
 
 
 def to_device(batch: Batch, device: torch.device | str) -> Batch:
-    """Every tensor of ``batch`` moved to ``device`` (labels too, so the loss can run there). Course: MB-9."""
+    """Every tensor of ``batch`` moved to ``device`` (labels too, so the loss can run there)."""
     return {k: v.to(device) for k, v in batch.items()}
 
 
 
 def saved_bytes(model: nn.Module, batch: Batch, task: str | None = None, include_loss: bool = True) -> SavedBytes:
-    """Exact bytes autograd keeps for backward after one forward of ``batch`` (course: CK-1).
+    """Exact bytes autograd keeps for backward after one forward of ``batch``.
 
     Runs ``model(**inputs)`` (and, with ``include_loss``, the summed cross-entropy) with
     gradients enabled, in the model's current mode: checkpointing applies only in training
@@ -179,7 +179,7 @@ def saved_bytes(model: nn.Module, batch: Batch, task: str | None = None, include
 
 @dataclass
 class FormulaCheck:
-    """CK-4: what checkpointed layers keep, by formula and by measurement (bytes).
+    """What checkpointed layers keep, by formula and by measurement (bytes).
 
     ``formula_bytes`` = checkpointed layers × m × sequence × hidden × bytes_per_element (the
     per-sample formula times the microbatch). ``measured_bytes`` = saved bytes attributed to
@@ -212,7 +212,7 @@ class FormulaCheck:
 def formula_check(model: str | nn.Module = "tiny-gpt", micro_batch: int = 4, seq_len: int = 32,
                   every_n_layers: int = 1, offload: bool = False, device: str | torch.device = "cpu",
                   model_kwargs: dict | None = None, seed: int = 0) -> FormulaCheck:
-    """Compare layers × sequence × hidden × bytes_per_element with measured saved bytes (CK-4).
+    """Compare layers × sequence × hidden × bytes_per_element with measured saved bytes.
 
     Needs a model with ``config["hidden"]`` (TinyGPT). With ``offload=True`` on a GPU the
     measured device bytes drop to about zero (the inputs live in pinned host memory); on the

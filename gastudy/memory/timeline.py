@@ -29,7 +29,7 @@ class PhaseRow:
     ``stage`` is ``baseline``, ``forward``, ``backward``, ``first update`` (group 1) or
     ``steady`` (later groups). ``saved_bytes`` is what autograd holds for this microbatch's
     backward after the model forward (0 once the backward has freed it). ``weight_bytes``,
-    ``grad_bytes``, ``optimizer_bytes`` are exact tensor counts at that moment. Course: MB-9.
+    ``grad_bytes``, ``optimizer_bytes`` are exact tensor counts at that moment.
     """
 
     phase: str
@@ -46,7 +46,7 @@ class PhaseRow:
 
 @dataclass
 class Timeline:
-    """Memory through a few groups of training, phase by phase (course: MB-9, MB-4, GA-1).
+    """Memory through a few groups of training, phase by phase.
 
     ``start_bytes`` is the device usage without the model: measured after the warm-up, minus
     the exact weight bytes, so ``peak - start`` is what training needs, weights included.
@@ -170,7 +170,7 @@ def phase_timeline(
     warmup: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> Timeline:
-    """Memory after every phase of ``groups`` real updates by the engine (course: MB-9).
+    """Memory after every phase of ``groups`` real updates by the engine.
 
     Rows: ``baseline`` (weights on the device), then for each microbatch ``forward`` and
     ``backward``, and per group its ``update`` (the first update is where optimizer state

@@ -3,9 +3,9 @@
 - :func:`time_update`: warm-up calls, then repeats; median and spread of the wall time,
   CUDA-synchronized around every call on a GPU; samples/s and tokens/s.
 - :func:`compare_layouts`: the same samples per update split as m × A in several ways
-  (1×32, 4×8, 32×1): accumulation is not faster than a real large batch (GA-2).
+  (1×32, 4×8, 32×1): accumulation is not faster than a real large batch.
 - :func:`compare_checkpointing`: time per update, saved bytes and peak for checkpointing off
-  and every n layers, with or without offload (CK-2 … CK-4).
+  and every n layers, with or without offload.
 
 Timings are measurements of *this* machine at *this* moment: compare ratios measured side
 by side, never absolute numbers across machines.
@@ -37,7 +37,7 @@ class Timing:
 
     ``median_s``: median seconds per call; ``spread``: (max − min) ÷ median, a relative
     measure of noise; ``samples_per_s`` / ``tokens_per_s``: the given per-call counts divided
-    by ``median_s`` (0 when no count was given); ``times_s``: every timed call. Course: GA-2.
+    by ``median_s`` (0 when no count was given); ``times_s``: every timed call.
     """
 
     median_s: float
@@ -59,7 +59,7 @@ def time_updates(fns: Sequence[Callable[[], object]], warmup: int = 1, repeats: 
                  samples: Sequence[int] | None = None, tokens: Sequence[int] | None = None,
                  device: torch.device | str | None = None,
                  progress: Callable[[float, str], None] | None = None) -> list[Timing]:
-    """Time several update functions *interleaved*, one :class:`Timing` each (GA-2, CK-2).
+    """Time several update functions *interleaved*, one :class:`Timing` each.
 
     Each function runs ``warmup`` times untimed, then ``repeats`` rounds call every function
     once in turn, so a busy machine slows all of them alike and their ratios stay fair. On a
@@ -94,7 +94,7 @@ def time_updates(fns: Sequence[Callable[[], object]], warmup: int = 1, repeats: 
 
 def time_update(fn: Callable[[], object], warmup: int = 1, repeats: int = 5, samples: int = 0,
                 tokens: int = 0, device: torch.device | str | None = None) -> Timing:
-    """Time ``fn()`` — one optimizer update — with warm-up and repeats (course: GA-2, CK-2).
+    """Time ``fn()`` — one optimizer update — with warm-up and repeats.
 
     ``warmup`` untimed calls, then ``repeats`` timed calls (``time.perf_counter``; CUDA
     synchronized around each call on a CUDA ``device``). ``samples`` and ``tokens`` are what
@@ -111,7 +111,7 @@ class RunTiming:
     ``peak_bytes``: the device peak during a steady-state update (the second, untimed) above
     the usage before it — weights and optimizer state already present, so it is what the
     activations and gradients add (CUDA: allocator bytes; CPU: process resident memory, noisy).
-    ``timing``: seconds per update (see :class:`Timing`). Course: GA-2, CK-2.
+    ``timing``: seconds per update (see :class:`Timing`).
     """
 
     micro_batch: int
@@ -193,7 +193,7 @@ def _time_all(configs: Sequence[dict], warmup: int = 1, repeats: int = 5,
 
 def time_configuration(micro_batch: int = 4, accumulation_steps: int = 8, every_n_layers: int | None = None,
                        offload: bool = False, *, warmup: int = 1, repeats: int = 5, **kwargs) -> RunTiming:
-    """Time one update of m × A and measure its saved bytes and peak (course: GA-2, CK-2).
+    """Time one update of m × A and measure its saved bytes and peak.
 
     A fresh model (same seed, so the same weights) and the engine's real update: every
     microbatch's forward and backward, then the optimizer step. The samples depend only on
@@ -207,7 +207,7 @@ def time_configuration(micro_batch: int = 4, accumulation_steps: int = 8, every_
 
 
 def compare_layouts(layouts: Sequence[tuple[int, int]] = ((1, 32), (4, 8), (32, 1)), **kwargs) -> list[RunTiming]:
-    """Time the same samples per update split as m × A in several ways (course: GA-2).
+    """Time the same samples per update split as m × A in several ways.
 
     ``layouts`` are (m, A) pairs with one common m × A; ``kwargs`` go to
     :func:`time_configuration` (model, device, every_n_layers, repeats, …); the layouts are
@@ -225,7 +225,7 @@ def compare_layouts(layouts: Sequence[tuple[int, int]] = ((1, 32), (4, 8), (32, 
 def compare_checkpointing(settings: Sequence[int | None] = (None, 1, 2, 4), offload: bool = False,
                           **kwargs) -> list[RunTiming]:
     """Time per update, saved bytes and peak with checkpointing off (``None``) and every n
-    layers (course: CK-2, CK-3, CK-4). ``offload`` applies to the checkpointed settings;
+    layers. ``offload`` applies to the checkpointed settings;
     ``kwargs`` go to :func:`time_configuration` (micro_batch, accumulation_steps, device, …).
     All settings are timed interleaved, so a busy machine slows them alike."""
     return _time_all([dict(every_n_layers=n, offload=offload and n is not None) for n in settings], **kwargs)

@@ -1,6 +1,6 @@
 """What a measurement runs: a model (a module, or a registered workload built wide enough to
 show in process memory), synthetic microbatches of a chosen size and an optimizer by name
-(course: MB-9, CK-1).
+.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ def synthetic_microbatches(model: nn.Module, micro_batch: int, count: int = 1, s
     length ``seq_len``, every next token supervised. MLPs: random inputs and class labels.
     The samples depend only on ``seed`` and m × count, so every m×A split of the same total
     sees the same samples. Raises ``ValueError``/``TypeError`` with what to do otherwise.
-    Course: CK-1, GA-1, GA-2.
     """
     if micro_batch < 1 or count < 1:
         raise ValueError(f"micro_batch and count must be ≥ 1, got {micro_batch} and {count}")
@@ -52,7 +51,7 @@ def build_for_measurement(model: str | Workload | nn.Module, device: str | torch
                           model_kwargs: dict | None = None) -> nn.Module:
     """The module given, or a registered workload's model built from ``seed`` with
     ``model_kwargs`` (default: its ``measure_kwargs``, wide enough to show in process memory),
-    on ``device`` and in training mode. Course: MB-9."""
+    on ``device`` and in training mode."""
     if isinstance(model, (str, Workload)):
         work = workload(model)
         model = work.build(seed=seed, **(model_kwargs if model_kwargs is not None else work.measure_kwargs))
@@ -63,7 +62,7 @@ def build_for_measurement(model: str | Workload | nn.Module, device: str | torch
 def make_optimizer(name: str, model: nn.Module, lr: float = 1e-3) -> torch.optim.Optimizer:
     """``adamw`` (two state tensors per parameter), ``sgd-momentum`` (one) or ``sgd`` (none).
 
-    Course: MB-9 (optimizer state is part of the fixed memory). Raises ``ValueError`` otherwise.
+ Raises ``ValueError`` otherwise.
     """
     params = model.parameters()
     makers = {"adamw": lambda: torch.optim.AdamW(params, lr=lr),

@@ -48,7 +48,6 @@ class ReplicaMismatchError(RuntimeError):
     """The replicas cannot agree on a group (sizes, settings or data lengths). Raised on
     every rank at the same point, so no process is left waiting.
 
-    Course: MB-7.
     """
 
 
@@ -57,7 +56,6 @@ class ReplicaLostError(RuntimeError):
     """Another replica did not take part in an agreement within the process-group timeout
     (it crashed, hangs, or runs a different loop). The original error is chained.
 
-    Course: MB-7.
     """
 
 
@@ -65,21 +63,19 @@ class ReplicaLostError(RuntimeError):
 class DuplicateSamplesError(RuntimeError):
     """The same sample ids were processed by more than one replica (no data sharding).
 
-    Course: MB-7.
     """
 
 
 
 @dataclass
 class SampleIdReport:
-    """Which sample ids more than one replica processed (MB-7).
+    """Which sample ids more than one replica processed.
 
     ``per_replica`` is the number of ids each rank reported, ``duplicated`` maps every id
     seen on more than one replica to the ranks that processed it (a rank listed once per
     occurrence), ``extra`` the occurrences beyond the first of those ids: samples that
     added no new information.
 
-    Course: MB-7.
     """
 
     per_replica: list[int]
@@ -111,12 +107,11 @@ class SampleIdReport:
 
 
 def check_sample_ids(ids_per_rank: Sequence[Sequence[int]]) -> SampleIdReport:
-    """Compare the sample ids each replica processed; flag ids seen on more than one (MB-7).
+    """Compare the sample ids each replica processed; flag ids seen on more than one.
 
     ``ids_per_rank[r]`` is rank r's list. Repeats *within* one replica are not flagged
     (a second epoch legitimately revisits samples); an id on two replicas is. Exact counts.
 
-    Course: MB-7.
     """
     owners: dict[int, list[int]] = defaultdict(list)
     for rank, ids in enumerate(ids_per_rank):
@@ -130,7 +125,6 @@ def check_sample_ids(ids_per_rank: Sequence[Sequence[int]]) -> SampleIdReport:
 def duplicate_error(report: SampleIdReport) -> DuplicateSamplesError:
     """The error (with the numbers and the fix) for a report that found duplicates.
 
-    Course: MB-7.
     """
     return DuplicateSamplesError(
         f"{report}. Every replica is reading the same data, so the effective batch holds repeats that add no "
@@ -149,7 +143,6 @@ class ReplicaGroup(Group):
     that is shorter on this replica than on another): they carry no supervised item and no
     sample, and exist so that every replica runs the same number of backward passes.
 
-    Course: MB-7.
     """
 
     replica_items: list[int] = field(default_factory=list)
@@ -164,7 +157,6 @@ def filler_microbatch(batch: Batch, ignore_index: int = -100) -> Batch:
     Its forward and backward run (so the replica takes part in the gradient all-reduce),
     its loss sum and gradient are exactly zero with the engine's summed loss.
 
-    Course: MB-7.
     """
     out = dict(batch)
     for key in ("labels", "shift_labels"):
@@ -181,7 +173,6 @@ class ReplicaPartialRecord(PartialGroupRecord):
     count, ``replica_microbatches`` every rank's, ``sample_ids`` the affected samples of
     *all* replicas (rank order), so rank 0's record covers the whole group.
 
-    Course: MB-7.
     """
 
     replica_microbatches: list[int] = field(default_factory=list)
@@ -203,7 +194,6 @@ def agree_on_group(rows: Sequence[Sequence[int]]) -> str:
     task, group index) or when one replica's data ends while another still has more than
     this group: that is not a short last group but streams of different lengths.
 
-    Course: MB-7.
     """
     cols = {name: [int(r[i]) for r in rows] for i, name in enumerate(ROW)}
     for name, what in (("accumulation_steps", "accumulation steps (A)"), ("index", "group index"),
@@ -230,7 +220,7 @@ def agree_on_group(rows: Sequence[Sequence[int]]) -> str:
 
 @dataclass
 class DistributedGroupStream(GroupStream):
-    """A :class:`GroupStream` whose replicas agree on every group before it runs (MB-4, MB-7).
+    """A :class:`GroupStream` whose replicas agree on every group before it runs.
 
     Before yielding a group, each replica reports (one small all-gather) its A, policy,
     task, group index, how many microbatches it has for this group, whether more follow,
@@ -251,7 +241,6 @@ class DistributedGroupStream(GroupStream):
     rank r gets ``p × D + r``), so assigned ids never collide across replicas;
     :attr:`ids_assigned` says it happened.
 
-    Course: MB-4, MB-7.
     """
 
     replicas: Collectives | None = None

@@ -68,7 +68,7 @@ DUPLICATE_POLICIES = ("raise", "warn", "off")
 
 
 class CommCounter:
-    """Counts DDP's gradient all-reduces: calls and bytes, per update (MB-7).
+    """Counts DDP's gradient all-reduces: calls and bytes, per update.
 
     :meth:`attach` registers a comm hook on a DDP model that records each bucket's size and
     then runs PyTorch's standard ``allreduce_hook`` (so the gradients are exactly DDP's).
@@ -79,7 +79,6 @@ class CommCounter:
     bucket of the same dtype is all-reduced with that value appended (one element more, not
     counted in ``bytes``), and the replicas' mean of it lands in :attr:`carried`.
 
-    Course: MB-7.
     """
 
     def __init__(self, process_group: dist.ProcessGroup | None = None):
@@ -134,7 +133,7 @@ def _counting_allreduce_hook(state, bucket):  # no annotations: DDP checks them 
 
 
 class DDPReplicas:
-    """Data-parallel replicas on ``DistributedDataParallel`` (the Replicas protocol; MB-7).
+    """Data-parallel replicas on ``DistributedDataParallel`` (the Replicas protocol).
 
     Args:
         process_group: the group of replicas (default: the initialized world).
@@ -149,7 +148,6 @@ class DDPReplicas:
     :attr:`totals` (one dict per rank). Raises ``RuntimeError`` when no process group is
     initialized, ``ValueError`` for an unknown option.
 
-    Course: MB-7.
     """
 
     def __init__(self, process_group: dist.ProcessGroup | None = None, *, no_sync: bool = True,
@@ -196,7 +194,7 @@ class DDPReplicas:
 
     def carry_loss(self, total: torch.Tensor) -> None:
         """Offer this replica's share of the group loss to the next gradient all-reduce (the
-        last microbatch's backward), through the :class:`CommCounter` hook (MB-7)."""
+        last microbatch's backward), through the :class:`CommCounter` hook."""
         if self.counter is not None:
             self.counter.carry, self.counter.carried = total.detach().clone(), None
 
@@ -209,7 +207,7 @@ class DDPReplicas:
         return bool(t.item())
 
     def group_loss(self, total: torch.Tensor) -> torch.Tensor:
-        """The group loss, the same on every rank: Σ of the replicas' totals ÷ D (MB-7).
+        """The group loss, the same on every rank: Σ of the replicas' totals ÷ D.
 
         Read from the gradient all-reduce that carried it; when nothing carried it (no hook
         attached, or no bucket of the loss's dtype) one small all-reduce computes it."""
@@ -258,7 +256,7 @@ class DDPReplicas:
         return contextlib.nullcontext() if last or not self.no_sync else model.no_sync()
 
     def group_denominator(self, group: Group) -> int:
-        """The group's denominator, agreed by every replica before the first backward (MB-7).
+        """The group's denominator, agreed by every replica before the first backward.
 
         The supervised items summed over all replicas (the engine multiplies each loss by D,
         cancelling DDP's mean → the big-batch gradient). Groups from :class:`DistributedGroupStream` carry the agreed counts; any other

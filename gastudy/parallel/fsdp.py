@@ -70,7 +70,7 @@ def _fsdp():
 
 def check_shard_settings(sync: str, precision: str) -> None:
     """Raise ``ValueError`` saying what to change for a sync policy or precision that sharded
-    replicas cannot run (course: MB-7)."""
+    replicas cannot run."""
     if sync not in SYNC_POLICIES:
         raise ValueError(f"unknown sync policy {sync!r}; use 'deferred' (one reduce-scatter per update, "
                          "unsharded gradients held) or 'every' (A reduce-scatters, sharded gradients)")
@@ -79,7 +79,7 @@ def check_shard_settings(sync: str, precision: str) -> None:
 
 
 def engine_precision(replicas: Any, kind: str, device: str = "cpu") -> Any:
-    """What to pass as the engine's ``precision`` for ``replicas`` (course: MB-5, MB-7): for
+    """What to pass as the engine's ``precision`` for ``replicas``: for
     fp16 on :class:`FSDPReplicas` a :class:`~gastudy.core.precision.Precision` with torch's
     ``ShardedGradScaler`` (the replicas agree on a skipped step), otherwise ``kind`` itself."""
     if kind != "fp16" or not isinstance(replicas, FSDPReplicas):
@@ -102,7 +102,7 @@ class ShardedCommCounter:
     defaults, so the numbers computed are unchanged). ``update`` is set by
     :class:`FSDPReplicas` at the start of every update. Bytes are the reduce-scatter *input*
     (the whole unsharded gradient of a module, in the reduce dtype) and the all-gather
-    *output* (the whole unsharded parameters). Course: MB-7.
+    *output* (the whole unsharded parameters).
     """
 
     KINDS = ("reduce_scatter", "all_gather")
@@ -168,7 +168,7 @@ def _fsdp_params(model: nn.Module) -> list[Any]:
 
 
 def held_gradient_bytes(model: nn.Module) -> dict[str, int]:
-    """Gradient bytes this replica holds right now (course: MB-7).
+    """Gradient bytes this replica holds right now.
 
     ``sharded``: the reduced 1/D gradient shards (``param.grad``); ``unsharded``: full-size
     gradients FSDP2 keeps between microbatches while sync is deferred; ``total`` their sum.
@@ -194,7 +194,7 @@ def full_gradient_bytes(model: nn.Module, dtype: torch.dtype = torch.float32) ->
 
 def full_tensors(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     """``DTensor`` values made whole (an all-gather each: call on every rank, same keys); plain
-    tensors are returned as they are. Course: MB-7."""
+    tensors are returned as they are."""
     return {n: (t.full_tensor() if hasattr(t, "full_tensor") else t) for n, t in tensors.items()}
 
 
@@ -202,7 +202,7 @@ def full_tensors(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 
 class FSDPReplicas(DDPReplicas):
-    """Sharded data-parallel replicas on FSDP2 ``fully_shard`` (the Replicas protocol; MB-7).
+    """Sharded data-parallel replicas on FSDP2 ``fully_shard`` (the Replicas protocol).
 
     Args:
         process_group: the group of replicas (default: the initialized world).
@@ -221,7 +221,6 @@ class FSDPReplicas(DDPReplicas):
     mismatched group raises :class:`~gastudy.parallel.agreement.ReplicaMismatchError` on
     every rank before any backward. Raises ``RuntimeError`` without a process group.
 
-    Course: MB-7.
     """
 
     def __init__(self, process_group: dist.ProcessGroup | None = None, *, sync: str = "deferred",
@@ -237,7 +236,7 @@ class FSDPReplicas(DDPReplicas):
         self.unsharded_gradient_bytes = 0
 
     def wrap(self, model: nn.Module) -> nn.Module:
-        """Shard ``model`` in place and return it (course: MB-7).
+        """Shard ``model`` in place and return it.
 
         Parameters are first broadcast from rank 0 (every replica starts from the same
         weights, as with DDP); then ``fully_shard`` is applied to each marked block and to the
@@ -273,7 +272,7 @@ class FSDPReplicas(DDPReplicas):
         return model
 
     def sync(self, model: nn.Module, last: bool) -> contextlib.AbstractContextManager:
-        """The context one microbatch's forward *and* backward run in (course: MB-7):
+        """The context one microbatch's forward *and* backward run in:
         gradient sync on for the last microbatch (``deferred``) or for all (``every``).
 
         After the backward the held gradient bytes are measured (``measure_memory``). If the
@@ -310,7 +309,7 @@ class FSDPReplicas(DDPReplicas):
 
     def group_loss(self, total: torch.Tensor) -> torch.Tensor:
         """The group loss, the same on every rank: Σ of the replicas' totals ÷ D (one small
-        all-reduce, not counted with the gradient collectives). Course: MB-7."""
+        all-reduce, not counted with the gradient collectives)."""
         t = total.detach().clone().to(self._device)
         with self._answered():
             dist.all_reduce(t, group=self.process_group)
@@ -346,7 +345,7 @@ def make_replicas(shard: bool = False, sync: str = "deferred", no_sync: bool = T
                   **kwargs: Any) -> DDPReplicas:
     """The data-parallel replicas a command asked for: :class:`FSDPReplicas` (``shard``, with
     ``sync`` and ``precision``) or :class:`DDPReplicas` (with ``no_sync``). ``kwargs`` go to
-    the constructor (``denominator``, ``duplicates``, …). Course: MB-7."""
+    the constructor (``denominator``, ``duplicates``, …)."""
     if shard:
         return FSDPReplicas(sync=sync, precision=precision, **kwargs)
     return DDPReplicas(no_sync=no_sync, **kwargs)

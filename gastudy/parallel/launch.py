@@ -41,7 +41,7 @@ MAIN_RECIPE = ("When the function is defined in the script you run, the code tha
 
 class WorkerError(RuntimeError):
     """A worker raised or died: ``rank`` (the first), ``failures`` (:class:`RankFailure` per
-    failing rank), ``run`` (the :class:`LocalRun`). Course: MB-7."""
+    failing rank), ``run`` (the :class:`LocalRun`)."""
 
     def __init__(self, message: str, rank: int, failures: dict[int, RankFailure], run: LocalRun | None):
         super().__init__(message)
@@ -50,7 +50,7 @@ class WorkerError(RuntimeError):
 
 class LaunchTimeout(TimeoutError):
     """The run outlived its timeout; every process was killed. ``run``: what they wrote and
-    returned before. Course: MB-7."""
+    returned before."""
 
     def __init__(self, message: str, run: LocalRun):
         super().__init__(message)
@@ -59,7 +59,7 @@ class LaunchTimeout(TimeoutError):
 
 class LaunchStopped(RuntimeError):
     """The caller got SIGTERM, SIGHUP or SIGQUIT; every worker was stopped first. ``signal``:
-    its number (a command exits with 128 + it). SIGINT raises ``KeyboardInterrupt``. Course: MB-7."""
+    its number (a command exits with 128 + it). SIGINT raises ``KeyboardInterrupt``."""
 
     def __init__(self, signum: int):
         super().__init__(f"stopped by {signal.Signals(signum).name}: every worker process was stopped and the "
@@ -69,7 +69,7 @@ class LaunchStopped(RuntimeError):
 
 @dataclass
 class RankFailure:
-    """Why one rank failed: exception type name, message, traceback text. Course: MB-7."""
+    """Why one rank failed: exception type name, message, traceback text."""
 
     type: str
     message: str
@@ -80,7 +80,7 @@ class RankFailure:
 class LocalRun:
     """What a :func:`launch_local` run produced, per rank: ``results`` (``None`` if it failed),
     ``failures``, ``returncodes`` (negative: killed by that signal; ``None``: stopped after another
-    rank failed), ``stdout``/``stderr``, ``pids`` (all gone on return). Course: MB-7."""
+    rank failed), ``stdout``/``stderr``, ``pids`` (all gone on return)."""
 
     nprocs: int
     results: list[Any]
@@ -99,7 +99,7 @@ class LocalRun:
 def check_importable(fn: Callable[..., Any]) -> None:
     """Raise ``ValueError`` with the recipe if a spawned worker cannot import ``fn`` by name:
     lambdas, nested functions, functions of a notebook cell or an interactive session. A
-    module's top-level functions pass, and so do those of the script being run. Course: MB-7."""
+    module's top-level functions pass, and so do those of the script being run."""
     target = fn.func if isinstance(fn, functools.partial) else fn
     module, qualname = getattr(target, "__module__", None), getattr(target, "__qualname__", "")
     main_file = str(getattr(sys.modules.get("__main__"), "__file__", None) or "")
@@ -115,7 +115,7 @@ def check_importable(fn: Callable[..., Any]) -> None:
 def stop_requested() -> bool:
     """In a worker of ``launch_local(..., graceful_sigint=True)``: True once the caller got a
     first Ctrl-C (stop at the next safe point and return); False elsewhere. One ``stat``.
-    Course: MB-7, MB-10."""
+"""
     path = os.environ.get(STOP_ENV)
     return bool(path) and os.path.exists(path)
 
@@ -259,7 +259,7 @@ def launch_local(fn: Callable[..., Any], nprocs: int, args: Sequence[Any] = (), 
                  *, timeout: float = DEFAULT_RUN_TIMEOUT_S, backend: str = "gloo",
                  pg_timeout: float = DEFAULT_PG_TIMEOUT_S, graceful_sigint: bool = False) -> LocalRun:
     """Run ``fn(*args, **kwargs)`` on ``nprocs`` local processes; a :class:`LocalRun`, never
-    raising for worker errors (course: MB-7).
+    raising for worker errors.
 
     Each process (one thread) joins a process group (``backend``, collective timeout
     ``pg_timeout`` s) before ``fn`` and leaves it after. ``timeout`` (s) counts once all have
@@ -322,7 +322,7 @@ def run_local(fn: Callable[..., Any], nprocs: int, *args: Any, timeout: float = 
     """:func:`launch_local` (its keywords are not passed to ``fn``), returning each rank's result
     in rank order. Raises :class:`WorkerError` (every failing rank's message and traceback) when
     a worker raised or died, :class:`LaunchTimeout` past ``timeout``, :class:`LaunchStopped` /
-    ``KeyboardInterrupt`` when the caller was stopped by a signal. Course: MB-7."""
+    ``KeyboardInterrupt`` when the caller was stopped by a signal."""
     run = launch_local(fn, nprocs, args, kwargs, timeout=timeout, backend=backend, pg_timeout=pg_timeout,
                        graceful_sigint=graceful_sigint)
     if run.timed_out:

@@ -24,7 +24,7 @@ DEFAULT_TIMEOUT_S = 60.0
 def default_timeout_s() -> float:
     """The process-group timeout in seconds: ``$GASTUDY_DIST_TIMEOUT`` or 60. Raises
     ``ValueError`` naming the variable when it is not a finite number of seconds > 0 (at most a
-    week). Course: MB-7."""
+    week)."""
     text = os.environ.get("GASTUDY_DIST_TIMEOUT")
     if text is None:
         return float(DEFAULT_TIMEOUT_S)
@@ -42,7 +42,6 @@ def default_timeout_s() -> float:
 def env_world_size() -> int:
     """D announced by the environment: the initialized group's size, else ``$WORLD_SIZE``, else 1.
 
-    Course: MB-7.
     """
     if dist.is_available() and dist.is_initialized():
         return dist.get_world_size()
@@ -53,7 +52,7 @@ def env_world_size() -> int:
 def batch_plan(micro_batch: int, accumulation_steps: int, tensor_parallel: int = 1,
                pipeline_parallel: int = 1) -> BatchPlan:
     """The :class:`~gastudy.core.plan.BatchPlan` of this run: D is the data-parallel world size
-    (:func:`env_world_size`), so effective batch = m × A × D. Course: MB-2, MB-7."""
+    (:func:`env_world_size`), so effective batch = m × A × D."""
     return BatchPlan(micro_batch, accumulation_steps, env_world_size(), tensor_parallel, pipeline_parallel)
 
 
@@ -65,7 +64,7 @@ def init_from_env(backend: str | None = None, timeout_s: float | None = None) ->
     the environment announces no replicas (no ``RANK``/``WORLD_SIZE``). ``backend`` defaults
     to ``gloo`` (CPU); pass ``nccl`` for GPUs (the device is set from ``LOCAL_RANK``). The
     group gets a timeout (``timeout_s``, default :func:`default_timeout_s`) so a rank waiting
-    for a collective that never comes raises instead of hanging. Course: MB-7.
+    for a collective that never comes raises instead of hanging.
     """
     if dist.is_initialized():
         return True
@@ -84,7 +83,7 @@ def exit_when_parent_dies(poll_s: float = 0.5) -> None:
     ``torchrun`` started keeps training as an orphan when its agent is killed (SIGKILL gives the
     agent no chance to stop it). A daemon thread polls the parent's pid. Multi-process
     checkpoints are committed as one unit (:mod:`gastudy.run.commit`), so leaving mid-save
-    loses nothing committed. Course: MB-7."""
+    loses nothing committed."""
     import threading
     import time
 
@@ -104,7 +103,7 @@ def shutdown() -> None:
     Without the barrier, a gloo rank that tears down while its peer is still finishing can
     abort at exit with "terminate called without an active exception". No-op when no group
     is initialized. Call it only on the success path: after an error, other ranks may never
-    reach the barrier (exit the process instead). Course: MB-7.
+    reach the barrier (exit the process instead).
     """
     if not (dist.is_available() and dist.is_initialized()):
         return

@@ -21,7 +21,6 @@ def distributed_record_notes(replicas: DDPReplicas) -> tuple[list[str], dict[str
     """Notes for the run record, and the data behind them: D, all-reduces per update, and
     the sample-id check of every epoch (a collective: call on every rank).
 
-    Course: MB-7.
     """
     summary = replicas.summary()
     per_epoch = [check_sample_ids(ids) for ids in
@@ -52,7 +51,6 @@ def train_worker(config, resume: bool = False, no_sync: bool = True, duplicates:
     "markdown", "record_paths", "distributed" (summary), "interrupted"}`` (``"SIGINT"`` when the
     launcher asked the ranks to stop and they stopped at a group boundary, else ``None``).
 
-    Course: MB-7.
     """
     from gastudy.run.train import TrainingDiverged, train
 
@@ -86,7 +84,7 @@ def train_on_replicas(config, replicas: int, resume: bool = False, no_sync: bool
     that, at least 600 s. The workers' progress bars are turned off (their output is
     captured). A first Ctrl-C asks every rank to stop at the next group boundary (checkpoints
     and partial record written, ``"interrupted"`` set); a second stops them at once. Raises :class:`~gastudy.parallel.launch.WorkerError` (with the failing rank's
-    traceback) or :class:`~gastudy.parallel.launch.LaunchTimeout`. Course: MB-7, MB-10.
+    traceback) or :class:`~gastudy.parallel.launch.LaunchTimeout`.
     """
     from gastudy.parallel.launch import run_local
     from gastudy.parallel.process_group import default_timeout_s

@@ -37,7 +37,7 @@ class CheckpointError(ValueError):
 
 
 def content_checksum(state: Any) -> str:
-    """SHA-256 over everything in ``state`` (course: MB-10): keys, numbers, and every tensor's
+    """SHA-256 over everything in ``state``: keys, numbers, and every tensor's
     dtype, shape and bytes, in a fixed order. A resumed run refuses a checkpoint whose content
     (model, optimizer, counters, position, RNG) changed after it was written."""
     h = hashlib.sha256()
@@ -80,7 +80,7 @@ def file_sha256(path: str | Path, size: int) -> str:
 
 
 def seal(path: str | Path) -> None:
-    """Append the checksum trailer to a freshly written checkpoint file (course: MB-10):
+    """Append the checksum trailer to a freshly written checkpoint file:
     ``GASTUDY-SHA256:`` + the SHA-256 of every byte of the file so far + a newline."""
     digest = file_sha256(path, os.path.getsize(path))
     with open(path, "ab") as f:
@@ -121,7 +121,7 @@ def set_rng_states(states: dict[str, Any]) -> None:
 
 def run_state(engine: Accumulator, position: dict[str, int], config: dict[str, Any]) -> dict[str, Any]:
     """What a checkpoint holds besides the weights and the optimizer: the scheduler, the scaler,
-    the engine's counters, the data position, the run's settings and every RNG state (MB-10)."""
+    the engine's counters, the data position, the run's settings and every RNG state."""
     return {
         "scheduler": engine.scheduler.state_dict() if engine.scheduler is not None else None,
         "scaler": engine.precision.scaler.state_dict() if engine.precision.scaler else None,
@@ -165,7 +165,7 @@ def save_checkpoint(path: str | Path, engine: Accumulator, position: dict[str, i
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
-    """Read a checkpoint with ``weights_only=True`` and check it is whole (course: MB-10).
+    """Read a checkpoint with ``weights_only=True`` and check it is whole.
 
     Raises ``FileNotFoundError`` with the path when there is none, and :class:`CheckpointError`
     (one message, no traceback needed) when any byte differs from what was written (the
@@ -208,7 +208,7 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
 
 def check_contents(state: dict[str, Any]) -> None:
     """Refuse a checkpoint whose contents no run of gastudy writes, before anything trains
-    (course: MB-10) — what a seal cannot catch when the seal itself was recomputed: a position
+ — what a seal cannot catch when the seal itself was recomputed: a position
     or counter that is not a whole number ≥ 0, more applied updates than attempted ones, an
     empty or non-dict configuration, a model weight that is NaN or infinite. Raises
     :class:`CheckpointError` naming the field."""

@@ -48,7 +48,6 @@ def save_sharded_checkpoint(directory: str | Path, engine: Accumulator, position
 
     ``position`` is the data position of the *next* group. Raises ``RuntimeError`` (on every
     rank, before anything is written) if gradients are not zero. Returns the folder.
-    Course: MB-7, MB-10.
     """
     import torch.distributed.checkpoint as dcp
     from torch.distributed.checkpoint.state_dict import get_state_dict
@@ -71,7 +70,7 @@ def save_sharded_checkpoint(directory: str | Path, engine: Accumulator, position
 
 def restore_sharded(engine: Accumulator, directory: str | Path, config: dict[str, Any]) -> dict[str, int]:
     """Load the sharded checkpoint in ``directory`` into ``engine`` (all ranks); return the data
-    position to continue from (course: MB-7, MB-10).
+    position to continue from.
 
     The configuration check, scheduler, scaler, counters and RNG states go through
     :func:`gastudy.run.resume.restore` (so a checkpoint of another run raises ``ValueError``

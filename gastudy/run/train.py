@@ -57,7 +57,7 @@ def run_files(out: Path) -> list[Path]:
 
 
 def check_out_dir(out_dir: str | Path, resume: bool = False, overwrite: bool = False) -> Path:
-    """Validate ``--out`` before anything runs; create the folder; return it (course: MB-10).
+    """Validate ``--out`` before anything runs; create the folder; return it.
 
     Raises ``ValueError`` saying what to change when the path is empty, is a file or lies under
     one, cannot be created or written, or already holds a run (its record or a checkpoint)
@@ -85,7 +85,7 @@ def check_out_dir(out_dir: str | Path, resume: bool = False, overwrite: bool = F
 
 @contextlib.contextmanager
 def run_lock(out: Path):
-    """Hold ``<out>/.gastudy-run.lock`` while a run writes there (course: MB-10).
+    """Hold ``<out>/.gastudy-run.lock`` while a run writes there.
 
     Raises ``ValueError`` when another live process holds it (two runs on one folder would
     overwrite each other's checkpoints); a lock left by a dead process is taken over.
@@ -209,7 +209,7 @@ class TrainRun:
 class TrainingDiverged(FloatingPointError):
     """The loss or a gradient became inf/NaN: the run stopped at that update, which was rolled
     back and not applied. ``run`` is the :class:`TrainRun` so far (its record, saved with the
-    others when the run has an ``out_dir``, says where it stopped). Course: MB-5, MB-10."""
+    others when the run has an ``out_dir``, says where it stopped)."""
 
     def __init__(self, message: str, run: TrainRun):
         super().__init__(message)
@@ -218,7 +218,7 @@ class TrainingDiverged(FloatingPointError):
 
 def resume_key(config: TrainConfig, replicas: int = 1, sync: str | None = None) -> dict[str, Any]:
     """The settings a checkpoint is tied to (:data:`RESUME_KEYS`, D, and a sharded run's sync
-    policy): a resume with any of them different is another run. Course: MB-10."""
+    policy): a resume with any of them different is another run."""
     return {**{k: getattr(config, k) for k in RESUME_KEYS if k != "replicas"}, "model": workload(config.model).name,
             "normalization": normalization_name(config.normalization), "replicas": replicas,
             **({"sync": sync} if sync is not None else {})}
@@ -236,7 +236,7 @@ def updates_per_epoch(microbatches: int, accumulation_steps: int, last_group: st
 
 
 def warmup_cosine(warmup: int, total: int):
-    """LR multiplier per *applied update*: linear warm-up, then cosine decay to 10% (MB-6)."""
+    """LR multiplier per *applied update*: linear warm-up, then cosine decay to 10%."""
 
     def factor(update: int) -> float:
         if update < warmup:
@@ -248,7 +248,7 @@ def warmup_cosine(warmup: int, total: int):
 
 
 def train(config: TrainConfig, resume: bool = False, replicas: Replicas | None = None) -> TrainRun:
-    """Train ``config.model`` on its data and return a :class:`TrainRun` (course: MB-10).
+    """Train ``config.model`` on its data and return a :class:`TrainRun`.
 
     With ``resume=True`` the run continues from ``<out_dir>/checkpoint.pt`` (written by an
     earlier run of the same configuration) at the exact data position it stopped. ``out_dir``

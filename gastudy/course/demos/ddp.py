@@ -23,9 +23,9 @@ import torch.distributed as dist
 
 from gastudy.core.loss import Tokens
 from gastudy.course.mistakes import PerReplicaMean, unsharded_stream
+from gastudy.course.pool import WorkerPool
 from gastudy.parallel.agreement import DuplicateSamplesError
 from gastudy.parallel.ddp import DDPReplicas
-from gastudy.parallel.pool import WorkerPool
 
 _POOLS: dict[int, WorkerPool] = {}  # by D, most recently used last
 MAX_POOLS = 2

@@ -1,4 +1,4 @@
-"""A warm pool of local worker processes in one process group (course: MB-7).
+"""A warm pool of local worker processes in one process group, for the course's widgets (course: MB-7).
 
 :func:`gastudy.parallel.launch.run_local` starts fresh processes for every call: right for a
 command, too slow for a widget that answers a slider (each start pays for ``import torch`` and
