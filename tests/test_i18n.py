@@ -1,4 +1,4 @@
-"""The language switch, the string tables, the four-language glossary and the generated editions."""
+"""The language switch, the catalogs, the four-language glossary and the generated editions."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from babel.messages.pofile import read_po
 
 from gastudy.course import editions, i18n
 from gastudy.course.i18n import terms
+from tests.test_catalogs import set_markdown, use_course_catalog
 
 
 @pytest.fixture(autouse=True)
@@ -39,38 +41,23 @@ def test_rtl_only_for_arabic():
 
 def test_missing_translations_are_found_by_reading_the_code(tmp_path, monkeypatch):
     source = tmp_path / "lab.py"
-    source.write_text('from gastudy.course.i18n import t\nA = t("Peak memory")\nB = t("Throughput")\nC = t(name)\n')
-    monkeypatch.setitem(i18n._tables, "es", {"Peak memory": "Pico de memoria", "Old text": "Texto viejo"})
-    assert i18n.missing_translations("es", [source]) == {"Throughput": ["lab.py:3"]}
+    source.write_text('from gastudy.course.i18n import t\nA = t("Peak memory")\nB = t("Throughput")\nC = t(name)\n'
+                      'D = t("Replicas")\n')
+    use_course_catalog(monkeypatch, tmp_path, "es", {"id": "Peak memory", "string": "Pico de memoria"},
+                       {"id": "Old text", "string": "Texto viejo"},
+                       {"id": "Replicas", "string": "Réplicas", "flags": ["fuzzy"]})
+    assert i18n.missing_translations("es", [source]) == {"Throughput": ["lab.py:3"], "Replicas": ["lab.py:5"]}
+    assert i18n.stale_translations("es") == ["Replicas"]
     assert i18n.unused_translations("es", [source]) == ["Old text"]
     assert i18n.untranslatable_calls([source]) == ["lab.py:4"]
 
 
-def test_a_language_table_merges_its_part_modules_and_refuses_a_text_in_two(tmp_path, monkeypatch):
-    import importlib
-    pkg = tmp_path / "gastudy" / "course" / "i18n"
-    monkeypatch.setattr(i18n, "__file__", str(pkg / "__init__.py"))
-    pkg.mkdir(parents=True)
-    (pkg / "strings_es.py").write_text('STRINGS = {"Peak memory": "Pico de memoria"}\n')
-    (pkg / "strings_es_ch06.py").write_text('STRINGS = {"Replicas": "Réplicas"}\n')
-    (pkg / "strings_est.py").write_text('STRINGS = {}\n')  # another language's name, not a part
-    assert i18n.table_modules("es") == ["strings_es", "strings_es_ch06"]
-    loaded = {"strings_es": {"Peak memory": "Pico de memoria"}, "strings_es_ch06": {"Replicas": "Réplicas"}}
-    monkeypatch.setattr(importlib, "import_module",
-                        lambda name: _module(loaded[name.rsplit(".", 1)[1]]))
-    monkeypatch.setattr(i18n, "_tables", {})
-    assert i18n.table("es") == {"Peak memory": "Pico de memoria", "Replicas": "Réplicas"}
-    loaded["strings_es_ch06"] = {"Peak memory": "Memoria pico"}
-    i18n._tables.clear()
-    with pytest.raises(ValueError, match=r"strings_es_ch06 repeats 1 English text.*'Peak memory'"):
-        i18n.table("es")
-
-
-def _module(strings):
-    import types
-    m = types.ModuleType("m")
-    m.STRINGS = strings
-    return m
+def test_a_catalog_that_cannot_be_read_names_its_file(tmp_path, monkeypatch):
+    path = use_course_catalog(monkeypatch, tmp_path, "es", {"id": "Replicas", "string": "Réplicas"})
+    path.write_text('msgid "Replicas"\nmsgstr "Répl', encoding="utf-8")
+    i18n.set_language("es")
+    with pytest.raises(ValueError, match=r"course\.po is not a gettext catalog"):
+        i18n.t("Replicas")
 
 
 @pytest.mark.parametrize("code", ["tr", "es", "ar"])
@@ -114,11 +101,10 @@ def test_editions_keep_code_identical_and_track_stale_translations(tmp_path):
     folder = _tiny_course(tmp_path)
     before = editions.update_translation_files("ar", folder)
     assert (before.count("missing"), before.count("ok")) == (2, 0)
-    path = folder / "translations" / "ar" / "01_tiny.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
-    assert data["cells"]["a"]["english"] == "# 01 · Title" and data["cells"]["a"]["text"] == ""
-    data["cells"]["a"]["text"] = "# 01 · العنوان"
-    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    path = folder / "translations" / "ar" / "notebooks.po"
+    entry = read_po(path.open("rb")).get("# 01 · Title", context="a")
+    assert entry.string == "" and ("01_tiny.ipynb", None) in entry.locations
+    set_markdown(folder, "ar", "a", "# 01 · العنوان")
 
     [report] = editions.build_editions(("ar",), folder)
     assert report.notebooks == ["01_tiny.ipynb"] and (report.count("ok"), report.count("missing")) == (1, 1)
@@ -135,8 +121,10 @@ def test_editions_keep_code_identical_and_track_stale_translations(tmp_path):
     status = editions.translation_status("ar", folder)
     assert [(c.cell_id, c.state) for c in status.cells] == [("a", "stale"), ("c", "missing")]
     editions.update_translation_files("ar", folder)           # …the translator sees the old text
-    entry = json.loads(path.read_text(encoding="utf-8"))["cells"]["a"]
-    assert entry["previous"] == "# 01 · العنوان" and entry["text"] == "" and entry["english"] == "# 01 · A new title"
+    entry = read_po(path.open("rb")).get("# 01 · A new title", context="a")
+    assert entry.fuzzy and entry.string == "# 01 · العنوان" and read_po(path.open("rb")).get("# 01 · Title", context="a") is None
+    assert [(c.cell_id, c.state) for c in editions.translation_status("ar", folder).cells] == \
+           [("a", "stale"), ("c", "missing")]
 
 
 def test_a_notebook_nobody_translated_is_not_published_as_english(tmp_path):
@@ -147,12 +135,12 @@ def test_a_notebook_nobody_translated_is_not_published_as_english(tmp_path):
         editions.build_editions(("en",), folder)
 
 
-def test_a_broken_translation_file_names_itself(tmp_path):
+def test_a_broken_catalog_names_itself(tmp_path):
     folder = _tiny_course(tmp_path)
-    bad = folder / "translations" / "es" / "01_tiny.json"
+    bad = folder / "translations" / "es" / "notebooks.po"
     bad.parent.mkdir(parents=True)
     bad.write_text("[1, 2]")
-    with pytest.raises(ValueError, match="01_tiny.json is not a translation file"):
+    with pytest.raises(ValueError, match="notebooks.po is not a gettext catalog"):
         editions.translation_status("es", folder)
 
 
@@ -163,7 +151,7 @@ COMMITTED = {code: sorted((REPO / "notebooks" / code).glob("*.ipynb")) for code 
 @pytest.mark.parametrize("code", editions.EDITIONS)
 def test_committed_edition_is_what_the_sources_generate(code, tmp_path):
     """notebooks/<code>/ is exactly what `gastudy editions` writes from the English notebooks and the
-    translation files: nobody edited a generated notebook by hand, nobody forgot to regenerate."""
+    catalogs: nobody edited a generated notebook by hand, nobody forgot to regenerate."""
     [report] = editions.build_editions((code,), REPO / "notebooks", out_dir=tmp_path)
     assert [p.name for p in COMMITTED[code]] == report.notebooks
     for path in COMMITTED[code]:
@@ -205,7 +193,7 @@ def test_editions_command_reports_and_rebuilds(tmp_path, capsys):
     assert main(["editions", "--notebooks", str(folder), "--update-files", "--lang", "es", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["es"] == {"notebooks": [], "translated": 0, "missing": 2,
                                                          "stale": 0, "orphans": 0}
-    assert (folder / "translations" / "es" / "01_tiny.json").exists()
+    assert (folder / "translations" / "es" / "notebooks.po").exists()
     assert main(["editions", "--notebooks", str(tmp_path / "nowhere"), "--json"]) == 2
     assert "no notebooks folder" in json.loads(capsys.readouterr().out)["error"]
 
@@ -261,13 +249,10 @@ def test_translations_keep_every_code_span_of_the_english_cell(code):
     import re
 
     span = re.compile(r"`([^`\n]+)`")
-    root = Path(__file__).resolve().parents[1] / "notebooks"
     lost = {}
-    for path in sorted((root / "translations" / code).glob("*.json")):
-        english = {c.id: c.source for c in nbformat.read(root / f"{path.stem}.ipynb", as_version=4).cells}
-        for cell_id, entry in json.loads(path.read_text(encoding="utf-8"))["cells"].items():
-            need = {s for s in span.findall(english.get(cell_id, "")) if " " not in s.strip()}
-            missing = need - set(span.findall(entry.get("text") or "")) if entry.get("text") else set()
-            if missing:
-                lost[f"{path.stem}[{cell_id}]"] = sorted(missing)
+    for entry in editions.load_catalog(code, REPO / "notebooks"):
+        need = {s for s in span.findall(entry.id) if " " not in s.strip()} if entry.id else set()
+        missing = need - set(span.findall(entry.string)) if entry.string else set()
+        if missing:
+            lost[entry.context] = sorted(missing)
     assert lost == {}

@@ -18,6 +18,7 @@ import pytest
 
 from gastudy.cli.main import main
 from gastudy.course import editions, i18n
+from tests.test_catalogs import set_markdown, use_course_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,10 +38,8 @@ def _course(tmp_path: Path) -> Path:
     for cell, cid in zip(nb.cells, ["a", "b"]):
         cell["id"] = cid
     nbformat.write(nb, str(folder / "01_tiny.ipynb"))
-    path = folder / "translations" / "tr" / "01_tiny.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"cells": {"a": {"english_sha": editions.english_sha("# 01 · Title"),
-                                                "text": "# 01 · Başlık"}}}), encoding="utf-8")
+    editions.update_translation_files("tr", folder)
+    set_markdown(folder, "tr", "a", "# 01 · Başlık")
     editions.build_editions(("tr",), folder)
     return folder
 
@@ -87,12 +86,14 @@ def test_t_names_the_text_and_the_missing_field():
 
 
 @pytest.mark.parametrize("broken", ["{ratio}× ne kadar {", "{oran}× tutar"], ids=["stray-brace", "renamed-field"])
-def test_a_translation_that_cannot_be_filled_falls_back_to_english(broken, monkeypatch):
+def test_a_translation_that_cannot_be_filled_falls_back_to_english(broken, monkeypatch, tmp_path):
     """Before: a stray '{' or a renamed field in a translation crashed the lab that showed it."""
     english = "1×32 keeps {ratio}× what 4×8 keeps per microbatch."
-    monkeypatch.setitem(i18n.table("tr"), english, broken)
+    use_course_catalog(monkeypatch, tmp_path, "tr", {"id": english, "string": broken},
+                       {"id": ("{n} row", "{n} rows"), "string": (broken, broken)})
     i18n.set_language("tr")
     assert i18n.t(english, ratio=4) == "1×32 keeps 4× what 4×8 keeps per microbatch."
+    assert i18n.tn("{n} row", "{n} rows", 3, ratio=4) == "3 rows"
 
 
 # --------------------------------------------------------------------------- gastudy editions
@@ -138,26 +139,26 @@ def test_editions_refuses_bad_input_with_exit_2_and_writes_nothing(argv, needle,
     assert _files(tmp_path) == before
 
 
-@pytest.mark.parametrize("content", [b'{"cells": {"a": {"english_sha": "1', b"\xff\xfe not utf-8",
-                                     b'{"cells": {"a": {"english_sha": "x", "text": 5}}}', "directory"],
+@pytest.mark.parametrize("content", [b'msgctxt "a"\nmsgid "# 01 \xc2\xb7 Title"\nmsgstr "# 01 \xc2\xb7 Ba',
+                                     b"\xff\xfe not utf-8", b'msgctxt "a"\nmsgid "# 01 \xc2\xb7 Title"\nmsgstr 5\n',
+                                     "directory"],
                          ids=["half-written", "not-utf-8", "text-not-a-string", "a-directory"])
-def test_a_broken_translation_file_is_named_and_nothing_is_written(content, tmp_path, capsys):
-    """Before: invalid UTF-8 gave an error without the file's name, a number as 'text' a traceback
-    from nbformat, a directory an IsADirectoryError traceback; and a broken file of one chapter
-    was found only after the chapters before it had been rewritten."""
+def test_a_broken_catalog_is_named_and_nothing_is_written(content, tmp_path, capsys):
+    """Before: invalid UTF-8 gave an error without the file's name, a number as the translation a
+    traceback, a directory an IsADirectoryError traceback; and a broken catalog of one language was
+    found only after the editions of the languages before it had been rewritten."""
     course = _course(tmp_path)
-    nb = nbformat.read(str(course / "01_tiny.ipynb"), 4)
-    nbformat.write(nb, str(course / "02_tiny.ipynb"))  # a second chapter, whose translation is broken
-    bad = course / "translations" / "tr" / "02_tiny.json"
+    bad = course / "translations" / "es" / "notebooks.po"  # the second language's catalog is broken
+    bad.parent.mkdir(parents=True)
     if content == "directory":
         bad.mkdir()
     else:
         bad.write_bytes(content)
     (course / "tr" / "01_tiny.ipynb").write_text("{}")  # the old edition: must survive the refusal
     before = _files(tmp_path)
-    for argv in (["--lang", "tr"], ["--lang", "tr", "--update-files"], ["--lang", "tr", "--status"]):
+    for argv in (["--lang", "tr", "es"], ["--lang", "tr", "es", "--update-files"], ["--lang", "tr", "es", "--status"]):
         code, out, err = _editions([*argv, "--notebooks", str(course)], capsys)
-        assert code == 2 and out == "" and "Traceback" not in err and "02_tiny.json" in err, err
+        assert code == 2 and out == "" and "Traceback" not in err and "es/notebooks.po" in err, err
         assert _files(tmp_path) == before
 
 

@@ -1,5 +1,5 @@
 """The labs of chapters 00–05 in Turkish and Arabic: titles, controls, tables, verdicts and
-exercise feedback come from the string tables, Arabic HTML is right-to-left, English comes back."""
+exercise feedback come from the catalogs, Arabic HTML is right-to-left, English comes back."""
 
 from __future__ import annotations
 

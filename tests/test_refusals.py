@@ -51,9 +51,9 @@ def test_an_edition_folder_that_is_a_file_is_one_line(capsys, tmp_path):
     notebooks.mkdir()
     for path in (ROOT / "notebooks").glob("0[01]_*.ipynb"):
         (notebooks / path.name).write_bytes(path.read_bytes())
-        translation = ROOT / "notebooks" / "translations" / "tr" / f"{path.stem}.json"
-        (notebooks / "translations" / "tr").mkdir(parents=True, exist_ok=True)
-        (notebooks / "translations" / "tr" / translation.name).write_bytes(translation.read_bytes())
+    (notebooks / "translations" / "tr").mkdir(parents=True)
+    catalog = ROOT / "notebooks" / "translations" / "tr" / "notebooks.po"
+    (notebooks / "translations" / "tr" / catalog.name).write_bytes(catalog.read_bytes())
     (notebooks / "tr").write_text("")
     assert main(["editions", "--notebooks", str(notebooks), "--lang", "tr"]) == 2
     err = capsys.readouterr().err

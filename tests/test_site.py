@@ -279,9 +279,8 @@ def test_real_pages_work_offline(real_site):
 
 def test_translated_editions_get_a_language_switch_and_arabic_reads_right_to_left(tmp_path, monkeypatch):
     """``languages``: the English site at the root, each edition in its folder, a switch on every page."""
-    import json
-
     from gastudy.course import editions, i18n
+    from gastudy.course.i18n import catalogs
 
     notebooks = tmp_path / "notebooks"
     notebooks.mkdir()
@@ -289,11 +288,10 @@ def test_translated_editions_get_a_language_switch_and_arabic_reads_right_to_lef
               title="# 01 · Tiny chapter")
     _notebook(notebooks / "02_other.ipynb", "print(2)", title="# 02 · Other chapter")
     editions.update_translation_files("ar", notebooks)
-    path = notebooks / "translations" / "ar" / "01_tiny.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
-    [cid] = data["cells"]
-    data["cells"][cid]["text"] = "# 01 · فصل صغير"
-    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    catalog = editions.load_catalog("ar", notebooks)
+    [entry] = [m for m in catalog if m.id and ("01_tiny.ipynb", None) in m.locations]
+    entry.string = "# 01 · فصل صغير"
+    catalogs.write_catalog(editions.catalog_file("ar", notebooks), catalog)
     editions.build_editions(("ar",), notebooks)
     monkeypatch.setitem(i18n._tables, "ar", {"Course index": "فهرس الدورة"})
 

@@ -34,7 +34,7 @@ from gastudy.core.counting import count_supervised
 from gastudy.core.data import concat_microbatches
 from gastudy.core.engine import model_inputs
 from gastudy.core.groups import Group
-from gastudy.core.loss import summed_loss
+from gastudy.core.loss import logits_of, summed_loss
 
 Forward = Callable[[nn.Module, Mapping[str, Any]], Any]
 
@@ -136,24 +136,6 @@ def model_gradient(model: nn.Module, dtype: torch.dtype | None = None) -> torch.
     return flat_gradient({n: p.grad for n, p in model.named_parameters() if p.grad is not None}, model, dtype)
 
 
-def output_logits(output: Any) -> torch.Tensor:
-    """The logits of a model output: the tensor itself, its ``.logits`` / ``["logits"]``, or
-    the first floating-point tensor of a tuple (``(logits, loss)`` as nanoGPT returns).
-    Raises ``TypeError`` when there is none."""
-    if isinstance(output, torch.Tensor):
-        return output
-    if hasattr(output, "logits"):
-        return output.logits
-    if isinstance(output, Mapping) and "logits" in output:
-        return output["logits"]
-    if isinstance(output, (tuple, list)):
-        for item in output:
-            if isinstance(item, torch.Tensor) and item.is_floating_point() and item.dim() >= 2:
-                return item
-    raise TypeError(f"cannot find the logits in a model output of type {type(output).__name__}: return a tensor, "
-                    "an object with .logits, or a tuple that starts with the logits (or pass forward=)")
-
-
 def default_forward(model: nn.Module, batch: Mapping[str, Any]) -> Any:
     """``model(**inputs)``: every key of the batch but the labels and ids, on the model's device."""
     first = next(model.parameters())
@@ -228,7 +210,7 @@ class Reference:
 
     ``model`` is used as given — pass a copy: its gradients are overwritten. ``forward(model,
     batch)`` calls the model (default :func:`default_forward`); the loss is
-    :func:`~gastudy.core.loss.summed_loss` of its logits (:func:`output_logits`) ÷ N, with the
+    :func:`~gastudy.core.loss.summed_loss` of its logits (:func:`~gastudy.core.loss.logits_of`) ÷ N, with the
     logits cast to the loop's loss dtype when that is narrower than theirs, under the loop's
     autocast, through a loss scale with float16 (:attr:`ComputePrecision.loss_scale`).
     """
@@ -242,7 +224,7 @@ class Reference:
 
     def _loss_sum(self, batch: Mapping[str, Any]) -> torch.Tensor:
         with self.precision.autocast_context():
-            logits = output_logits(self.forward(self.model, batch))
+            logits = logits_of(self.forward(self.model, batch))
         loss = self.precision.loss
         if loss is not None and logits.dtype in _WIDTH and loss in _WIDTH and _WIDTH[loss] < _WIDTH[logits.dtype] \
                 and _WIDTH[loss] >= 32:
@@ -327,5 +309,5 @@ def mixes_samples(model: nn.Module) -> list[str]:
 
 
 __all__ = ["BASE_TOLERANCE", "TOLERANCES", "dot", "norm", "BigBatch", "ComputePrecision", "Forward", "Reference", "default_forward",
-           "flat_gradient", "join", "mixes_samples", "model_gradient", "output_logits", "precision_of",
+           "flat_gradient", "join", "mixes_samples", "model_gradient", "precision_of",
            "rel_error", "unflatten", "unshifted_rows", "unshifted_rows_each", "vector_dtype"]

@@ -15,18 +15,21 @@ def add_editions_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``gastudy editions`` on an ``argparse`` subparsers object; returns the parser."""
     parser = subparsers.add_parser(
         "editions", help="regenerate the translated notebooks (tr, es, ar) from the English ones",
-        description="Write notebooks/<lang>/NN_*.ipynb from the English notebooks and the translation "
-                    "files notebooks/translations/<lang>/NN_*.json (keyed by cell id). Code cells are "
-                    "copied unchanged; a markdown cell whose English text changed since it was "
-                    "translated keeps the English text and is reported as stale.")
+        description="Write notebooks/<lang>/NN_*.ipynb from the English notebooks and the gettext "
+                    "catalogs notebooks/translations/<lang>/notebooks.po (one entry per markdown cell, "
+                    "msgctxt = the cell id). Code cells are copied unchanged; a markdown cell whose "
+                    "English text changed since it was translated (a fuzzy entry) keeps the English "
+                    "text and is reported as stale.")
     parser.add_argument("--lang", nargs="+", choices=["tr", "es", "ar"], default=["tr", "es", "ar"],
                         metavar="CODE", help="editions to write: tr, es, ar (default: all three)")
     parser.add_argument("--notebooks", type=nonempty, default=None, help="the English notebooks folder (default: the course's)")
     parser.add_argument("--status", action="store_true",
-                        help="only report translated / missing / stale cells; write nothing")
+                        help="only report translated / missing / stale cells (and, for the course, lab "
+                             "sentences); write nothing")
     parser.add_argument("--update-files", action="store_true",
-                        help="also add an entry (with the English text) to the translation files for "
-                             "every new or changed English cell, for a translator to fill in")
+                        help="also merge the English texts into the catalogs (notebooks.pot into "
+                             "notebooks.po; for the course, course.pot into the labs' course.po): new "
+                             "texts get empty entries, changed ones are marked fuzzy, for a translator")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     parser.set_defaults(func=editions_command)
     return parser
@@ -34,9 +37,9 @@ def add_editions_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def editions_command(args: argparse.Namespace) -> int:
     """Exit 0 when written (or, with ``--status``, when every edition is complete), 1 when
-    ``--status`` finds missing or stale cells, 2 for bad input (``--status`` with ``--update-files``,
-    a missing folder, a folder without English notebooks, a broken translation file), nothing
-    written then. A code given twice in ``--lang`` counts once."""
+    ``--status`` finds missing or stale cells or lab sentences, 2 for bad input (``--status`` with
+    ``--update-files``, a missing folder, a folder without English notebooks, a broken catalog),
+    nothing written then. A code given twice in ``--lang`` counts once."""
     from gastudy.course import editions  # the course layer, only when asked
 
     if args.status and args.update_files:
@@ -64,7 +67,9 @@ def editions_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({r.language: {"notebooks": r.notebooks, "translated": r.count("ok"),
                                        "missing": r.count("missing"), "stale": r.count("stale"),
-                                       "orphans": len(r.orphans)} for r in reports}))
+                                       "orphans": len(r.orphans),
+                                       **({"sentences": r.sentences} if r.sentences is not None else {})}
+                          for r in reports}))
     else:
         for report in reports:
             print(report.summary())

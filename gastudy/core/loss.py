@@ -102,14 +102,21 @@ def normalization_name(normalization: str | Normalization | None) -> str:
 
 
 def logits_of(output: Any) -> torch.Tensor:
-    """The logits of a model output: the tensor itself or its ``.logits`` attribute."""
+    """The logits of a model output: the tensor itself, its ``.logits`` / ``["logits"]``, or the
+    first floating-point tensor of two or more dimensions in a tuple (``(logits, loss)`` as
+    nanoGPT returns). Raises ``TypeError`` when there is none."""
     if isinstance(output, torch.Tensor):
         return output
     if hasattr(output, "logits"):
         return output.logits
     if isinstance(output, Mapping) and "logits" in output:
         return output["logits"]
-    raise TypeError(f"model output of type {type(output).__name__} is neither a tensor nor has .logits")
+    if isinstance(output, (tuple, list)):
+        for item in output:
+            if isinstance(item, torch.Tensor) and item.is_floating_point() and item.dim() >= 2:
+                return item
+    raise TypeError(f"cannot find the logits in a model output of type {type(output).__name__}: return a tensor, "
+                    "an object with .logits, or a tuple that starts with the logits")
 
 
 def summed_loss(

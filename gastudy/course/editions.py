@@ -1,43 +1,45 @@
 """The Turkish, Spanish and Arabic editions of the course, generated from the English notebooks.
 
 Single source: the English notebooks in ``notebooks/`` are the only place where code is written.
-Each edition ``notebooks/<lang>/`` is *generated* from them plus one translation file per
-notebook, ``notebooks/translations/<lang>/<notebook>.json``, keyed by the stable cell ids::
+Each edition ``notebooks/<lang>/`` is *generated* from them plus the language's gettext catalog of
+the notebooks' markdown, ``notebooks/translations/<lang>/notebooks.po``: one entry per markdown
+cell, ``msgctxt`` the cell's stable id, ``msgid`` its English text, the notebook as location::
 
-    {"notebook": "03_loss_normalization.ipynb", "language": "tr",
-     "cells": {"nb03-00": {"english_sha": "…", "text": "# 03 · …"}}}
+    #: 03_loss_normalization.ipynb
+    msgctxt "nb03-00"
+    msgid "# 03 · Loss normalization …"
+    msgstr "# 03 · Kayıp normalleştirmesi …"
 
 - code cells are copied unchanged (identical by construction), and one code cell that selects
   the language (``set_language("tr")``) is put first, so every lab speaks the edition's language;
-- a markdown cell takes its translation when ``english_sha`` still matches the English cell;
-  otherwise the English text stays in place and :func:`translation_status` reports the cell as
-  ``missing`` or ``stale`` (the English changed after it was translated);
+- a markdown cell takes its translation when the catalog has a translated entry for the cell's
+  current English text that is not marked fuzzy; otherwise the English text stays in place and
+  :func:`translation_status` reports the cell as ``missing`` or ``stale`` (fuzzy, or translated
+  from an English text that has changed since);
 - Arabic markdown is wrapped in ``<div dir="rtl">`` so that it reads right to left.
 
 :func:`build_editions` rewrites the editions (the ``gastudy editions`` command and ``python3 dev.py
-editions`` call it); :func:`update_translation_files` adds an entry for every new or changed
-English cell so that a translator sees exactly what to do. Course section: 00.
+editions`` call it); :func:`update_translation_files` merges the template of the English cells
+(``notebooks/translations/notebooks.pot``) into a catalog, so that a translator sees exactly what
+to do: a new cell is an empty entry, a changed one keeps its old translation marked fuzzy.
+Course section: 00.
 """
 
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from babel.messages.catalog import Catalog
 
+from gastudy.course import i18n
 from gastudy.course.i18n import LANGUAGES, RIGHT_TO_LEFT
+from gastudy.course.i18n.catalogs import merge, new_catalog, read_catalog, usable, write_catalog
 
 EDITIONS = tuple(code for code in LANGUAGES if code != "en")
 SET_LANGUAGE_ID = "gastudy-set-language"
-
-
-def english_sha(source: str) -> str:
-    """A short fingerprint of an English cell's text (what a translation was made from)."""
-    return hashlib.sha256(source.strip().encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass
@@ -51,25 +53,38 @@ class CellStatus:
 
 @dataclass
 class EditionReport:
-    """What :func:`build_editions` or :func:`translation_status` found for one language."""
+    """What :func:`build_editions` or :func:`translation_status` found for one language.
+
+    ``sentences`` counts the entries of the language's course catalog (the labs' sentences) as
+    ``translated`` / ``missing`` (empty) / ``stale`` (fuzzy) when the report is about the course's
+    own notebooks folder, and is ``None`` otherwise."""
 
     language: str
     notebooks: list[str] = field(default_factory=list)
     cells: list[CellStatus] = field(default_factory=list)
     orphans: list[CellStatus] = field(default_factory=list)
+    sentences: dict[str, int] | None = None
 
     def count(self, state: str) -> int:
         return sum(c.state == state for c in self.cells)
 
     @property
     def complete(self) -> bool:
-        """True when every markdown cell of every notebook has an up-to-date translation."""
-        return all(c.state == "ok" for c in self.cells)
+        """True when every markdown cell of every notebook has an up-to-date translation, and so
+        has every sentence of the labs when they are counted."""
+        sentences = self.sentences or {}
+        return all(c.state == "ok" for c in self.cells) and not sentences.get("missing") and not sentences.get("stale")
 
     def summary(self) -> str:
-        return (f"{self.language}: {len(self.notebooks)} notebooks, {self.count('ok')} cells translated, "
+        """One line; a second one about the labs' sentences when some are missing or stale."""
+        line = (f"{self.language}: {len(self.notebooks)} notebooks, {self.count('ok')} cells translated, "
                 f"{self.count('missing')} missing, {self.count('stale')} stale"
                 + (f", {len(self.orphans)} translations of cells that no longer exist" if self.orphans else ""))
+        s = self.sentences
+        if s and (s["missing"] or s["stale"]):
+            line += (f"\n{self.language}: lab sentences: {s['translated']} translated, {s['missing']} missing, "
+                     f"{s['stale']} stale ({i18n.catalog_path(self.language)})")
+        return line
 
 
 def _check_language(code: str) -> str:
@@ -95,32 +110,32 @@ def english_notebooks(notebooks_dir: str | Path = "notebooks") -> list[Path]:
     return found
 
 
-def translation_file(notebook: Path, code: str, notebooks_dir: str | Path = "notebooks") -> Path:
-    return Path(notebooks_dir) / "translations" / code / f"{Path(notebook).stem}.json"
+def catalog_file(code: str, notebooks_dir: str | Path = "notebooks") -> Path:
+    """The catalog of language ``code``'s markdown: ``<notebooks_dir>/translations/<code>/notebooks.po``."""
+    return Path(notebooks_dir) / "translations" / code / "notebooks.po"
 
 
-def load_translations(notebook: Path, code: str, notebooks_dir: str | Path = "notebooks") -> dict[str, dict]:
-    """The translation entries of one notebook in language ``code`` (empty when there is no file).
-    Raises ``ValueError`` naming the file when it is not the expected JSON shape."""
-    path = translation_file(notebook, code, notebooks_dir)
-    if not path.exists():
-        return {}
-    shape = "{'cells': {cell_id: {'english_sha': str, 'text': str}}}"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        cells = data["cells"]
-        if not isinstance(cells, dict) or not all(isinstance(v, dict) for v in cells.values()):
-            raise TypeError("'cells' must map cell ids to objects")
-        wrong = next((cid for cid, v in cells.items() if not all(isinstance(v.get(k, ""), str)
-                                                                  for k in ("english_sha", "text"))), None)
-        if wrong is not None:
-            raise TypeError(f"cell {wrong!r}: 'english_sha' and 'text' must be strings")
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as err:
-        raise ValueError(f"{path} is not a translation file ({shape}): {type(err).__name__}: {err}; fix it, "
-                         "or delete it and run `gastudy editions --update-files` for a fresh one") from None
-    except OSError as err:
-        raise ValueError(f"{path} cannot be read ({err.strerror or err}): fix it or remove it") from None
-    return cells
+def template_path(notebooks_dir: str | Path = "notebooks") -> Path:
+    """The template of the markdown catalogs: ``<notebooks_dir>/translations/notebooks.pot``."""
+    return Path(notebooks_dir) / "translations" / "notebooks.pot"
+
+
+def load_catalog(code: str, notebooks_dir: str | Path = "notebooks") -> Catalog:
+    """Language ``code``'s markdown catalog (empty when there is no file). Raises ``ValueError``
+    naming the file when it is not a readable gettext catalog."""
+    return read_catalog(catalog_file(code, notebooks_dir), code)
+
+
+def template(notebooks_dir: str | Path = "notebooks") -> Catalog:
+    """The template of the markdown catalogs: every markdown cell of the English notebooks that is
+    not empty, in order (``msgctxt`` the cell id, ``msgid`` its text without leading and trailing
+    blanks, the notebook as location)."""
+    pot = new_catalog("notebooks", None)
+    for notebook in english_notebooks(notebooks_dir):
+        for cell in _read_english(notebook).cells:
+            if cell.cell_type == "markdown" and cell.source.strip():
+                pot.add(cell.source.strip(), context=cell["id"], locations=[(notebook.name, None)])
+    return pot
 
 
 def _set_language_cell(code: str) -> nbformat.NotebookNode:
@@ -133,34 +148,41 @@ def _localize(text: str, code: str) -> str:
     return f'<div dir="rtl" lang="{code}">\n\n{text}\n\n</div>' if code in RIGHT_TO_LEFT else text
 
 
-def translate_notebook(notebook: Path, code: str, notebooks_dir: str | Path = "notebooks"
-                       ) -> tuple[nbformat.NotebookNode, list[CellStatus], list[CellStatus]]:
-    """One English notebook in language ``code``: (the notebook, status per markdown cell,
-    translations whose cell no longer exists). Raises ``ValueError`` for a cell without an id."""
+def translate_notebook(notebook: Path, code: str, catalog: Catalog) -> tuple[nbformat.NotebookNode, list[CellStatus]]:
+    """One English notebook in language ``code``, its markdown from ``catalog``: (the notebook,
+    status per markdown cell). Raises ``ValueError`` for a cell without an id."""
     english = _read_english(notebook)
-    entries = load_translations(notebook, code, notebooks_dir)
+    by_cell: dict[str, list] = {}
+    for message in catalog:
+        if message.id and message.context:
+            by_cell.setdefault(message.context, []).append(message)
     out = copy.deepcopy(english)
     out.metadata["language"] = code
-    statuses, seen = [], set()
+    statuses = []
     for cell in out.cells:
         cid = cell.get("id")
         if not cid:
             raise ValueError(f"{notebook.name}: a cell has no id; translations are keyed by cell ids")
-        if cell.cell_type != "markdown":
-            continue
-        seen.add(cid)
-        entry = entries.get(cid)
-        if not entry or not entry.get("text"):
-            state = "missing"
-        elif entry.get("english_sha") != english_sha(cell.source):
+        if cell.cell_type != "markdown" or not cell.source.strip():
+            continue  # code is copied; an empty cell has nothing to translate
+        entry = catalog.get(cell.source.strip(), context=cid)
+        if entry is not None and usable(entry):
+            state = "ok"
+            cell.source = _localize(entry.string, code)
+        elif any(m.string for m in by_cell.get(cid, ())):  # fuzzy, or made from an older English text
             state = "stale"
         else:
-            state = "ok"
-            cell.source = _localize(entry["text"], code)
+            state = "missing"
         statuses.append(CellStatus(notebook.name, cid, state))
     out.cells.insert(0, _set_language_cell(code))
-    orphans = [CellStatus(notebook.name, cid, "orphan") for cid in entries if cid not in seen]
-    return out, statuses, orphans
+    return out, statuses
+
+
+def _orphans(catalog: Catalog, cells: list[CellStatus]) -> list[CellStatus]:
+    """Entries of ``catalog`` whose cell is none of the markdown ``cells`` any more."""
+    ids = {c.cell_id for c in cells}
+    return [CellStatus(next((name for name, _ in m.locations), "?"), m.context, "orphan")
+            for m in catalog if m.id and m.context not in ids]
 
 
 def _read_english(notebook: Path) -> nbformat.NotebookNode:
@@ -176,14 +198,30 @@ def _read_english(notebook: Path) -> nbformat.NotebookNode:
     return english
 
 
+def _is_course(notebooks_dir: str | Path) -> bool:
+    """True for the course's own notebooks folder (the one whose code cells hold lab sentences)."""
+    return Path(notebooks_dir).resolve() == (i18n.REPOSITORY / "notebooks").resolve()
+
+
+def _sentences(code: str) -> dict[str, int]:
+    entries = [m for m in i18n.catalog(code) if m.id]
+    stale = sum(m.fuzzy for m in entries)
+    translated = sum(usable(m) for m in entries)
+    return {"translated": translated, "missing": len(entries) - translated - stale, "stale": stale}
+
+
 def translation_status(code: str, notebooks_dir: str | Path = "notebooks") -> EditionReport:
-    """Which markdown cells of language ``code`` are translated, missing or stale (nothing written)."""
+    """Which markdown cells of language ``code`` are translated, missing or stale, and, for the
+    course's own notebooks, how many lab sentences are (nothing written)."""
     report = EditionReport(_check_language(code))
+    catalog = load_catalog(code, notebooks_dir)
     for notebook in english_notebooks(notebooks_dir):
-        _, statuses, orphans = translate_notebook(notebook, code, notebooks_dir)
+        _, statuses = translate_notebook(notebook, code, catalog)
         report.notebooks.append(notebook.name)
         report.cells += statuses
-        report.orphans += orphans
+    report.orphans = _orphans(catalog, report.cells)
+    if _is_course(notebooks_dir):
+        report.sentences = _sentences(code)
     return report
 
 
@@ -194,17 +232,17 @@ def build_editions(languages: tuple[str, ...] = EDITIONS, notebooks_dir: str | P
     has translated yet is not published as an English copy); untranslated cells keep English."""
     languages = tuple(dict.fromkeys(_check_language(code) for code in languages))
     notebooks = english_notebooks(notebooks_dir)
-    # every notebook of every language is translated (and every translation file read) before one
-    # file is written: a broken translation file changes nothing
-    built = {code: [(notebook, *translate_notebook(notebook, code, notebooks_dir)) for notebook in notebooks]
+    # every notebook of every language is translated (and every catalog read) before one file is
+    # written: a broken catalog changes nothing
+    catalogs = {code: load_catalog(code, notebooks_dir) for code in languages}
+    built = {code: [(notebook, *translate_notebook(notebook, code, catalogs[code])) for notebook in notebooks]
              for code in languages}
     reports = []
     for code in languages:
         report = EditionReport(code)
         target = Path(out_dir or notebooks_dir) / code
-        for notebook, nb, statuses, orphans in built[code]:
+        for notebook, nb, statuses in built[code]:
             report.cells += statuses
-            report.orphans += orphans
             path = target / notebook.name
             if any(s.state == "ok" for s in statuses):
                 target.mkdir(parents=True, exist_ok=True)
@@ -212,31 +250,23 @@ def build_editions(languages: tuple[str, ...] = EDITIONS, notebooks_dir: str | P
                 report.notebooks.append(notebook.name)
             elif path.exists():
                 path.unlink()
+        report.orphans = _orphans(catalogs[code], report.cells)
         reports.append(report)
     return reports
 
 
 def update_translation_files(code: str, notebooks_dir: str | Path = "notebooks") -> EditionReport:
-    """Add, for every markdown cell that is missing or stale in language ``code``, an entry with the
-    current ``english_sha``, the English text under ``"english"`` and an empty ``"text"`` (a stale
-    entry keeps its old text under ``"previous"``), so a translator sees exactly what to do.
-    Entries of deleted cells are dropped. Returns the status before the update."""
+    """Write the template of the English cells (``translations/notebooks.pot``) and merge it into
+    language ``code``'s markdown catalog: a new cell gets an empty entry, a changed cell keeps its
+    old translation marked fuzzy, entries of deleted cells are dropped (:func:`gastudy.course.i18n.catalogs.merge`, matching cells by id).
+    For the course's own notebooks the labs' catalog is merged too
+    (:func:`gastudy.course.i18n.update_catalogs`). Returns the status before the update."""
     report = translation_status(code, notebooks_dir)
-    for notebook in english_notebooks(notebooks_dir):
-        english = _read_english(notebook)
-        entries = load_translations(notebook, code, notebooks_dir)
-        cells = {}
-        for cell in english.cells:
-            if cell.cell_type != "markdown":
-                continue
-            sha, entry = english_sha(cell.source), entries.get(cell["id"], {})
-            if entry.get("english_sha") == sha and entry.get("text"):
-                cells[cell["id"]] = {"english_sha": sha, "text": entry["text"]}
-            else:
-                cells[cell["id"]] = {"english_sha": sha, "english": cell.source, "text": "",
-                                     **({"previous": entry["text"]} if entry.get("text") else {})}
-        path = translation_file(notebook, code, notebooks_dir)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"notebook": notebook.name, "language": code, "cells": cells},
-                                   ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    pot = template(notebooks_dir)
+    catalog = load_catalog(code, notebooks_dir)
+    merge(catalog, pot, by_context=True)
+    write_catalog(template_path(notebooks_dir), pot)
+    write_catalog(catalog_file(code, notebooks_dir), catalog)
+    if _is_course(notebooks_dir):
+        i18n.update_catalogs([code])
     return report

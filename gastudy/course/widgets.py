@@ -17,7 +17,7 @@ import numbers
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from gastudy.course.i18n import direction, t
+from gastudy.course.i18n import direction, t, tn
 
 
 def rtl_attr() -> str:
@@ -356,7 +356,7 @@ def _html_table(headers: list[str], cells: list[list[str]], numeric: list[bool],
 
 def _gap_row(count: int, width: int) -> str:
     return (f'<tr class="gastudy-gap"><td colspan="{width}" style="text-align:center;opacity:.6">'
-            f"⋯ {html.escape(t('{n} rows', n=count) if count != 1 else t('1 row'))}</td></tr>")
+            f"⋯ {html.escape(tn('{n} row', '{n} rows', count))}</td></tr>")
 
 
 def int_slider(value: int, low: int, high: int, label: str, step: int = 1) -> Any:

@@ -1,41 +1,60 @@
-"""The course in four languages: one switch, one string table per language, one glossary.
+"""The course in four languages: one switch, gettext catalogs, one glossary.
 
 English is the source and the default. Every user-visible string of the labs (titles, control
 labels, plot titles and axes, table headers, verdicts, check messages, exercise feedback) is
-written in English in the code and passed through :func:`t`::
+written in English in the code and passed through :func:`t` (or :func:`tn` when it counts)::
 
-    from gastudy.course.i18n import t
+    from gastudy.course.i18n import t, tn
     title = t("Effective batch per update")
     note = t("{n} microbatches per update", n=4)
+    rows = tn("{n} row", "{n} rows", 12)          # Arabic has six forms, Turkish two
+    short = t("Mean", context="table header")     # one English label, two translations
 
-:func:`t` looks the English text up in the table of the current language
-(:func:`set_language`) and falls back to the English text when a table has no entry, so a
-missing translation never breaks a lab; :func:`missing_translations` lists every such gap and a
-test keeps the list empty. The English text is the key: the code stays readable and a changed
-English string shows up as a missing translation instead of silently keeping a stale one.
+:func:`t` looks the English text up in the current language's gettext catalog
+(``locale/<lang>/LC_MESSAGES/course.po``, see :mod:`gastudy.course.i18n.catalogs`) and falls back
+to the English text when the catalog has no usable entry for it (none, an empty one, or one
+marked fuzzy because its English text changed), so a missing translation never breaks a lab;
+:func:`missing_translations` lists every such gap and a test keeps the list empty. The English
+text is the key: the code stays readable and a changed English string shows up as a missing
+translation instead of silently keeping a stale one. :func:`template` is the catalogs' template,
+read from the code; :func:`update_catalogs` merges it into every catalog.
 
 The terms the course uses (microbatch, group, update, replica, …) have one chosen rendering per
-language in :mod:`gastudy.course.i18n.terms`; translations use those renderings. Course section:
-00 (how the course works).
+language in :mod:`gastudy.course.i18n.terms`; a test holds every catalog to them. Course
+section: 00 (how the course works).
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
 import json
+import operator
 import os
 import re
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # Babel is read only when a language other than English is used
+    import gettext
+
+    from babel.messages.catalog import Catalog
 
 LANGUAGES: dict[str, str] = {"en": "English", "tr": "Türkçe", "es": "Español", "ar": "العربية"}
 """Language codes the course is edited in, with each language's own name."""
 
 RIGHT_TO_LEFT = frozenset({"ar"})
 
+LOCALE = Path(__file__).resolve().parent / "locale"
+"""Where the course catalogs live: ``<lang>/LC_MESSAGES/course.po`` and the template ``course.pot``."""
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+"""The folder of the course's sources: the package and, in a clone, ``notebooks/``."""
+
+_catalogs: dict[str, Catalog] = {}
 _tables: dict[str, dict[str, str]] = {}
+_compiled: dict[str, gettext.GNUTranslations] = {}
 
 
 def _check_code(code: str) -> str:
@@ -90,94 +109,176 @@ def direction(code: str | None = None) -> str:
     return "rtl" if is_rtl(code) else "ltr"
 
 
+# --------------------------------------------------------------------------- the catalogs
+
+
+def catalog_path(code: str) -> Path:
+    """The course catalog of language ``code``: ``locale/<code>/LC_MESSAGES/course.po``."""
+    return LOCALE / _check_code(code) / "LC_MESSAGES" / "course.po"
+
+
+def catalog(code: str) -> Catalog:
+    """Language ``code``'s course catalog (a Babel ``Catalog``), read once. Raises ``ValueError``
+    naming the file when it is not a readable catalog, and for English (the source has none)."""
+    code = _check_code(code)
+    if code == "en":
+        raise ValueError("English is the source language: it has no catalog")
+    if code not in _catalogs:
+        from gastudy.course.i18n.catalogs import read_catalog
+
+        _catalogs[code] = read_catalog(catalog_path(code), code)
+    return _catalogs[code]
+
+
+def message_key(english: str, context: str | None = None) -> str:
+    """The gettext key of a text: the English text, or ``context + "\\x04" + english`` for a text
+    with a context (a plural text's key is that of its singular)."""
+    return english if context is None else f"{context}\x04{english}"
+
+
 def table(code: str) -> dict[str, str]:
-    """The string table of language ``code``: English text → translation (empty for English)."""
+    """The entries :func:`t` uses in language ``code``: :func:`message_key` → translation, for every
+    translated, not fuzzy entry without plural forms (empty for English)."""
     code = _check_code(code)
     if code == "en":
         return {}
     if code not in _tables:
-        merged: dict[str, str] = {}
-        for name in table_modules(code):
-            part = importlib.import_module(f"gastudy.course.i18n.{name}").STRINGS
-            clash = sorted(set(part) & set(merged))
-            if clash:
-                raise ValueError(f"string table {name} repeats {len(clash)} English text(s) already "
-                                 f"translated in another strings_{code}*.py module, e.g. {clash[0]!r}: "
-                                 "keep each text in one module")
-            merged.update(part)
-        _tables[code] = merged
+        from gastudy.course.i18n.catalogs import usable
+
+        _tables[code] = {message_key(m.id, m.context): m.string for m in catalog(code)
+                         if usable(m) and not m.pluralizable}
     return _tables[code]
 
 
-def table_modules(code: str) -> list[str]:
-    """Names of the modules that together hold language ``code``'s table: ``strings_<code>`` and
-    any ``strings_<code>_<part>`` beside it (one part per group of chapters), in name order.
-    An English text may appear in only one of them."""
-    code = _check_code(code)
-    here = Path(__file__).resolve().parent
-    return sorted(p.stem for p in here.glob(f"strings_{code}*.py")
-                  if p.stem == f"strings_{code}" or p.stem.startswith(f"strings_{code}_"))
+def _compiled_catalog(code: str) -> gettext.GNUTranslations:
+    """Language ``code``'s catalog compiled in memory (Babel's ``write_mo``, fuzzy entries left
+    out) and read by :mod:`gettext`, which picks a plural form by the catalog's Plural-Forms."""
+    if code not in _compiled:
+        import gettext
+        import io
+
+        from babel.messages.mofile import write_mo
+
+        mo = io.BytesIO()
+        write_mo(mo, catalog(code))
+        mo.seek(0)
+        _compiled[code] = gettext.GNUTranslations(mo)
+    return _compiled[code]
 
 
-def t(english: str, /, **fields: object) -> str:
+def t(english: str, /, *, context: str | None = None, **fields: object) -> str:
     """``english`` in the current language, with ``{name}`` fields filled from ``fields``.
 
-    Falls back to the English text when the current language has no entry for it, and when its
-    entry cannot be filled (a stray ``{`` or a renamed field: the lab still shows the sentence, in
-    English). Numbers are formatted by the caller (the course keeps Latin digits in every language).
-    Raises ``ValueError`` naming the text when the English text itself cannot be filled from
-    ``fields`` (a field it names was not passed, or a brace is unbalanced).
+    ``context`` tells two uses of one English text apart (gettext's ``msgctxt``: a short label
+    that needs two translations). Falls back to the English text when the current language has
+    no usable entry for it, and when its entry cannot be filled (a stray ``{`` or a renamed
+    field: the lab still shows the sentence, in English). Numbers are formatted by the caller
+    (the course keeps Latin digits in every language). Raises ``ValueError`` naming the text when
+    the English text itself cannot be filled from ``fields`` (a field it names was not passed,
+    or a brace is unbalanced).
     """
-    text = table(_current).get(english, english) if _current != "en" else english
-    if not fields:
-        return text
+    text = table(_current).get(message_key(english, context), english) if _current != "en" else english
+    return _fill("t", english, text, fields) if fields else text
+
+
+def tn(singular: str, plural: str, n: int, /, *, context: str | None = None, **fields: object) -> str:
+    """The form of ``singular`` / ``plural`` (English) that the whole number ``n`` takes in the
+    current language, with ``{name}`` fields filled from ``fields`` and ``{n}`` from ``n`` unless
+    ``fields`` gives it (already formatted, say); ``context`` as for :func:`t`. The forms come
+    from the catalog's gettext Plural-Forms: English and Turkish have two, Spanish three (one,
+    millions, the rest), Arabic six (0; 1; 2; then by the last two digits: 3–10, 11–99, the rest,
+    so 100 and 102 share a form, 103 takes that of 3). Falls back to English as :func:`t` does;
+    raises ``ValueError`` when ``n`` is not a whole number or the English text cannot be filled."""
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise ValueError(f"tn({singular!r}, …): the count must be a whole number, got {n!r}") from None
+    english = singular if n == 1 else plural
+    text = english
+    if _current != "en":
+        compiled = _compiled_catalog(_current)
+        found = (compiled.npgettext(context, singular, plural, n) if context is not None
+                 else compiled.ngettext(singular, plural, n))
+        text = found or english  # an empty form shows the English text
+    return _fill("tn", english, text, {"n": n, **fields})
+
+
+def _fill(name: str, english: str, text: str, fields: dict[str, object]) -> str:
+    """``text`` filled from ``fields``, else ``english`` filled; ``ValueError`` when neither fills."""
     for candidate in dict.fromkeys((text, english)):  # the translation, then the English text
         try:
             return candidate.format(**fields)
         except (KeyError, IndexError, ValueError, AttributeError) as err:
             problem = err
-    raise ValueError(f"t({english!r}) cannot be filled from the fields {sorted(fields)}: "
+    raise ValueError(f"{name}({english!r}) cannot be filled from the fields {sorted(fields)}: "
                      f"{type(problem).__name__}: {problem}; pass every {{field}} the text names") from None
 
 
-def strings_in(paths: Iterable[Path]) -> dict[str, list[str]]:
-    """Every literal passed to :func:`t` in the Python files ``paths``: text → ``file:line`` list.
+# --------------------------------------------------------------------------- reading the code
 
-    Only calls spelled ``t("…")`` with a literal first argument count; a non-literal first
-    argument is reported by :func:`untranslatable_calls`.
+
+def messages_in(paths: Iterable[Path]) -> dict[tuple[str | None, str, str | None], list[tuple[Path, str, int]]]:
+    """Every message of the course in the Python files and notebooks ``paths``: (context, English
+    text, English plural or ``None``) → where it is used, as (file, name, line) triples (the name
+    of a notebook's code cell is ``notebook[cell id]``, its line counted in the cell).
+
+    Only calls spelled ``t("…")``, ``t("…", context="…")`` and ``tn("…", "…", n)`` with literal
+    texts count; any other :func:`t` / :func:`tn` call is reported by :func:`untranslatable_calls`.
     """
-    found: dict[str, list[str]] = {}
-    for where, tree in _trees(paths):
+    found: dict[tuple[str | None, str, str | None], list[tuple[Path, str, int]]] = {}
+    for path, where, tree in _trees(paths):
         for node in ast.walk(tree):
-            if _is_t_call(node) and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-                found.setdefault(node.args[0].value, []).append(f"{where}:{node.lineno}")
+            message = _message(node)
+            if message is not None:
+                found.setdefault(message, []).append((path, where, node.lineno))
     return found
 
 
-def _trees(paths: Iterable[Path]) -> Iterable[tuple[str, ast.AST]]:
-    """(name, syntax tree) of each Python file, and of each code cell of each ``.ipynb`` notebook
-    (named ``notebook[cell id]``; IPython's ``%magic`` and ``!shell`` lines are skipped)."""
+def strings_in(paths: Iterable[Path]) -> dict[str, list[str]]:
+    """Every message in the Python files ``paths``, by :func:`message_key`: key → ``file:line`` list."""
+    found: dict[str, list[str]] = {}
+    for (context, english, _), where in messages_in(paths).items():
+        found.setdefault(message_key(english, context), []).extend(f"{name}:{line}" for _, name, line in where)
+    return found
+
+
+def _message(node: ast.AST) -> tuple[str | None, str, str | None] | None:
+    """(context, English, English plural or ``None``) of a ``t``/``tn`` call whose texts are
+    literals; ``None`` for any other node."""
+    if not _is_t_call(node):
+        return None
+    texts = node.args[:2] if node.func.id == "tn" else node.args[:1]
+    context = [k.value for k in node.keywords if k.arg == "context"]
+    if len(texts) != (2 if node.func.id == "tn" else 1) or not all(map(_literal, [*texts, *context])):
+        return None
+    return (context[0].value if context else None, texts[0].value, texts[1].value if len(texts) == 2 else None)
+
+
+def _literal(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _trees(paths: Iterable[Path]) -> Iterable[tuple[Path, str, ast.AST]]:
+    """(file, name, syntax tree) of each Python file, and of each code cell of each ``.ipynb``
+    notebook (named ``notebook[cell id]``; IPython's ``%magic`` and ``!shell`` lines are skipped)."""
     for path in map(Path, paths):
         text = path.read_text(encoding="utf-8")
         if path.suffix != ".ipynb":
-            yield path.name, ast.parse(text)
+            yield path, path.name, ast.parse(text)
             continue
         for cell in json.loads(text)["cells"]:
             if cell["cell_type"] == "code":
                 source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
                 lines = ["pass" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.split("\n")]
-                yield f"{path.name}[{cell.get('id', '?')}]", ast.parse("\n".join(lines))
+                yield path, f"{path.name}[{cell.get('id', '?')}]", ast.parse("\n".join(lines))
 
 
 def untranslatable_calls(paths: Iterable[Path]) -> list[str]:
-    """``file:line`` of every ``t(...)`` call whose first argument is not a string literal: such a
-    text cannot be found by :func:`missing_translations` and would silently stay English."""
-    bad = []
-    for where, tree in _trees(paths):
-        for node in ast.walk(tree):
-            if _is_t_call(node) and not (isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-                bad.append(f"{where}:{node.lineno}")
-    return bad
+    """``file:line`` of every ``t(...)`` / ``tn(...)`` call whose texts (or context) are not string
+    literals: such a text cannot be found by :func:`missing_translations` and would silently stay
+    English."""
+    return [f"{where}:{node.lineno}" for _, where, tree in _trees(paths) for node in ast.walk(tree)
+            if _is_t_call(node) and _message(node) is None]
 
 
 def bare_sentences(paths: Iterable[Path]) -> list[str]:
@@ -187,7 +288,7 @@ def bare_sentences(paths: Iterable[Path]) -> list[str]:
     the notebooks are meant to stay identical in every edition, so their sentences go through
     :func:`t` (a printed identifier such as ``"input_ids:"`` is allowed: it has no translation)."""
     bad = []
-    for where, tree in _trees(paths):
+    for _, where, tree in _trees(paths):
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
                 continue
@@ -213,7 +314,7 @@ def _words(node: ast.AST) -> bool:
 
 
 def _is_t_call(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "t"
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("t", "tn")
             and len(node.args) >= 1)
 
 
@@ -223,26 +324,94 @@ def course_sources() -> list[Path]:
     ``t("…")`` calls too), when the ``notebooks/`` folder is beside the package."""
     root = Path(__file__).resolve().parent.parent
     code = sorted(p for p in root.rglob("*.py") if "i18n" not in p.parts and "solutions" not in p.parts)
-    return code + sorted((root.parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    return code + sorted((REPOSITORY / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+# --------------------------------------------------------------------------- the catalogs against the code
+
+
+def template(paths: Iterable[Path] | None = None) -> Catalog:
+    """The template of the course catalogs (``course.pot``): one entry per message of ``paths``
+    (default: :func:`course_sources`), located by file, in the order of the files and lines."""
+    from gastudy.course.i18n.catalogs import new_catalog
+
+    pot = new_catalog("course", None)
+    messages = messages_in(paths if paths is not None else course_sources())
+    first = {message: min((_relative(path), name, line) for path, name, line in where)
+             for message, where in messages.items()}
+    for (context, english, plural) in sorted(messages, key=first.__getitem__):
+        pot.add(english if plural is None else (english, plural), context=context,
+                locations=[(_relative(path), line) for path, _, line in messages[(context, english, plural)]])
+    return pot
+
+
+def _relative(path: Path) -> str:
+    path = Path(path).resolve()
+    return path.relative_to(REPOSITORY).as_posix() if path.is_relative_to(REPOSITORY) else path.name
+
+
+def update_catalogs(codes: Iterable[str] = ("tr", "es", "ar"), paths: Iterable[Path] | None = None) -> list[Path]:
+    """Write ``locale/course.pot`` from the code (:func:`template`) and merge it into the course
+    catalog of each language in ``codes`` (new texts get empty entries, changed ones are marked
+    fuzzy, unused ones dropped: :func:`gastudy.course.i18n.catalogs.merge`); every catalog is read
+    before one is written. Returns the files written (a file that would not change is left alone)."""
+    from gastudy.course.i18n.catalogs import merge, write_catalog
+
+    pot = template(paths)
+    merged = []
+    for code in dict.fromkeys(map(_check_code, codes)):
+        if code == "en":
+            continue
+        updated = catalog(code)
+        merge(updated, pot)
+        merged.append((catalog_path(code), updated))
+    written = [path for path, cat in [(LOCALE / "course.pot", pot), *merged] if write_catalog(path, cat)]
+    for cache in (_catalogs, _tables, _compiled):  # the merged catalogs are read afresh
+        cache.clear()
+    return written
 
 
 def missing_translations(code: str, paths: Iterable[Path] | None = None) -> dict[str, list[str]]:
-    """English texts used with :func:`t` in ``paths`` (default: the course layer) that language
-    ``code`` has no translation for, each with where it is used. Empty for English."""
+    """Messages used in ``paths`` (default: :func:`course_sources`) that language ``code`` shows in
+    English: no entry, an empty one, or a fuzzy one (see :func:`stale_translations`); each by
+    :func:`message_key`, with where it is used. Empty for English."""
     code = _check_code(code)
     if code == "en":
         return {}
-    have = table(code)
-    return {s: where for s, where in strings_in(paths or course_sources()).items() if s not in have}
+    from gastudy.course.i18n.catalogs import usable
+
+    cat = catalog(code)
+    missing: dict[str, list[str]] = {}
+    for (context, english, plural), where in messages_in(paths if paths is not None else course_sources()).items():
+        entry = cat.get(english, context=context)
+        if entry is None or not usable(entry) or entry.pluralizable != (plural is not None):
+            missing.setdefault(message_key(english, context), []).extend(f"{name}:{line}" for _, name, line in where)
+    return missing
+
+
+def stale_translations(code: str) -> list[str]:
+    """Keys of the entries of language ``code``'s catalog marked fuzzy (their English text changed
+    after they were translated): shown in English until a translator checks them."""
+    code = _check_code(code)
+    return [] if code == "en" else [_key_of(m) for m in catalog(code) if m.id and m.fuzzy]
 
 
 def unused_translations(code: str, paths: Iterable[Path] | None = None) -> list[str]:
-    """Entries of language ``code``'s table that no :func:`t` call uses any more (usually an
-    English text that was edited: its translation must be redone under the new key)."""
-    used = strings_in(paths or course_sources())
-    return sorted(s for s in table(code) if s not in used)
+    """Keys of the entries of language ``code``'s catalog that no :func:`t` / :func:`tn` call uses
+    any more (usually an English text that was edited: :func:`update_catalogs` drops them)."""
+    code = _check_code(code)
+    if code == "en":
+        return []
+    used = strings_in(paths if paths is not None else course_sources())
+    return sorted(k for k in (_key_of(m) for m in catalog(code) if m.id) if k not in used)
 
 
-__all__ = ["LANGUAGES", "RIGHT_TO_LEFT", "set_language", "language", "is_rtl", "direction", "t",
-           "table", "table_modules", "missing_translations", "unused_translations", "strings_in", "untranslatable_calls",
+def _key_of(message) -> str:
+    """The :func:`message_key` of a catalog entry (a plural entry's is that of its singular)."""
+    return message_key(message.id if isinstance(message.id, str) else message.id[0], message.context)
+
+
+__all__ = ["LANGUAGES", "RIGHT_TO_LEFT", "LOCALE", "set_language", "language", "is_rtl", "direction", "t", "tn",
+           "message_key", "table", "catalog", "catalog_path", "template", "update_catalogs", "missing_translations",
+           "stale_translations", "unused_translations", "messages_in", "strings_in", "untranslatable_calls",
            "bare_sentences", "course_sources"]

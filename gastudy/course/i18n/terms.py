@@ -8,11 +8,16 @@ term once. Translations of the course use these renderings, and every rendering 
 English term beside it, because learners meet the English word in code and error messages.
 
 ``variants`` lists what the sources say instead; ``note`` records a correction where a source
-slipped. Course section: 00 (glossary).
+slipped. ``wrong`` lists renderings a translation of the course must not use (a reviewer found
+them beside the chosen one: one concept, one term), and :func:`violations` finds them, and terms
+left in English, in a translated text; a test runs it over every catalog. Course section: 00
+(glossary).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass, field
 
 
@@ -26,6 +31,12 @@ class Term:
     ar: str
     variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
     note: str = ""
+    wrong: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Renderings a translation must not use, per language (found beside the chosen one)."""
+    english: tuple[str, ...] = ()
+    """Shorter English names of the term (``"checkpointing"``): like the term itself, they may
+    appear in a translation only where the glossary's rendering keeps them, or as a gloss in
+    parentheses."""
 
     def rendering(self, code: str) -> str:
         """The chosen rendering in language ``code`` (``"en"``, ``"tr"``, ``"es"``, ``"ar"``)."""
@@ -37,7 +48,9 @@ class Term:
 TERMS: tuple[Term, ...] = (
     Term("microbatch", "mikro yığın", "microlote", "دفعة مصغّرة",
          {"tr": ("mikrobatch", "mikro yığın", "mikro grup", "mikro parti"),
-          "es": ("mini-lote", "mini lote"), "ar": ("دفعات مصغّرة", "الدفعات الفرعية")}),
+          "es": ("mini-lote", "mini lote"), "ar": ("دفعات مصغّرة", "الدفعات الفرعية")},
+         wrong={"tr": ("mikrobatch", "mikro grup", "mikro parti"), "es": ("mini-lote", "mini lote"),
+                "ar": ("الدفعات الفرعية", "دفعة فرعية")}),
     Term("accumulation group", "birikim grubu", "grupo de acumulación", "مجموعة التراكم"),
     Term("update (optimizer update)", "güncelleme (optimize edici güncellemesi)",
          "actualización (del optimizador)", "تحديث (تحديث المُحسِّن)"),
@@ -46,7 +59,14 @@ TERMS: tuple[Term, ...] = (
     Term("accumulation steps (A)", "birikim adımı sayısı (A)", "pasos de acumulación (A)",
          "خطوات التراكم (A)"),
     Term("effective batch", "etkin yığın", "lote efectivo", "الدفعة الفعّالة",
-         {"tr": ("etkin batch", "efektif batch")}),
+         {"tr": ("etkin batch", "efektif batch")}, wrong={"tr": ("etkin batch", "efektif batch")}),
+    Term("global batch (m × A × D)", "global yığın (m × A × D)", "lote global (m × A × D)",
+         "الدفعة الشاملة (m × A × D)",
+         wrong={"tr": ("küresel yığın", "genel yığın"),
+                "ar": ("الدفعة الكلية", "دفعة كلية", "الدفعة العامة", "دفعة عامة")},
+         note="The samples of one update over all replicas. Global is global in every part of "
+              "the glossary: Turkish global (as in global payda), Arabic الشامل (as in "
+              "الاختزال الشامل for all-reduce)."),
     Term("micro-batch size (m)", "mikro yığın boyutu (m)", "tamaño del microlote (m)",
          "حجم الدفعة المصغّرة (m)", {"es": ("tamaño de lote por dispositivo",)}),
     Term("replica", "replika", "réplica", "نسخة مكرَّرة"),
@@ -68,8 +88,15 @@ TERMS: tuple[Term, ...] = (
     Term("causal language model", "nedensel dil modeli", "modelo de lenguaje causal",
          "نموذج لغوي سببي", {"ar": ("نماذج LM السببية",)}),
     Term("denominator", "payda", "denominador", "المقام"),
+    Term("global denominator", "global payda", "denominador global", "المقام الشامل",
+         wrong={"tr": ("küresel payda", "genel payda", "ortak payda"),
+                "ar": ("المقام الكلي", "المقام العام", "المقام المشترك")},
+         note="The items of the whole group over all replicas, which every replica divides by. "
+              "A reviewer found three renderings in each of the Turkish and Arabic translations; "
+              "ortak payda and المقام المشترك also say \"common denominator\" of fractions."),
     Term("loss normalization", "kayıp normalleştirmesi", "normalización de la pérdida",
          "تطبيع الخسارة", {"es": ("escala de pérdida",), "ar": ("تحديد مقياس الدالة",)},
+         wrong={"es": ("escala de pérdida",), "ar": ("تحديد مقياس الدالة",)},
          note="The Hugging Face guides call this section \"loss scaling\": dividing the loss by "
               "the number of targets. The Arabic heading تحديد مقياس الدالة (\"setting the "
               "function's scale\") loses the meaning; the course says تطبيع الخسارة. It is not "
@@ -102,6 +129,9 @@ TERMS: tuple[Term, ...] = (
          {"ar": ("التحقق من النقاط", "نقطة التفتيش", "تدرّج نقطة التفتيش", "الفحص النقطة",
                  "فحص التدرّج", "نقاط التحقق"), "es": ("gradient checkpointing",),
           "tr": ("bellek kontrol noktaları",)},
+         wrong={"ar": ("التحقق من النقاط", "الفحص النقطة", "فحص التدرّج", "نقاط التحقق",
+                       "تدرّج نقطة التفتيش")},
+         english=("checkpointing", "checkpointed"),
          note="The Arabic checkpointing guide mixes at least five renderings, one of them "
               "ungrammatical (الفحص النقطة); التحقق من النقاط reads as \"verifying the points\". "
               "The course uses نقاط تفتيش التفعيلات throughout."),
@@ -135,7 +165,18 @@ TERMS: tuple[Term, ...] = (
     Term("symptom (diagnostic)", "belirti (tanı)", "síntoma (diagnóstico)", "عَرَض (تشخيص)"),
     Term("run record", "çalışma kaydı", "registro de la ejecución", "سجلّ التشغيل"),
     Term("nats (loss unit)", "nat (kayıp birimi)", "nats (unidad de la pérdida)", "nat (وحدة الخسارة)"),
+    Term("epoch", "dönem", "época", "حقبة"),
+    Term("tolerance (of a comparison)", "tolerans", "tolerancia", "حدّ التسامح",
+         wrong={"ar": ("سماحية", "تفاوت")},
+         note="How far two numbers may differ and still count as equal. The Arabic translations "
+              "said السماحية (the physicist's permittivity), تفاوت (a disparity) and حدّ التسامح; "
+              "the course says حدّ التسامح, and اختلاف for a disparity. متفاوت (varying, as in "
+              "varying lengths) is another word and stays."),
 )
+
+CODE_WORDS = frozenset({"tokens", "steps", "mean"})
+"""Values of the library's settings that a translation names as they are typed (gastudy's
+normalizations ``tokens``, ``steps`` and ``mean``), even where a term shares their spelling."""
 
 
 def term(english: str) -> Term:
@@ -158,3 +199,76 @@ def glossary_rows(code: str) -> list[dict[str, str]]:
             row[code] = entry.rendering(code)
         rows.append(row)
     return rows
+
+
+# What :func:`violations` does not read: code (blocks, spans, ``{fields}``), links' targets and HTML
+# tags, and what a translation cites rather than says: a quotation, an italic phrase (a source's
+# title), a link's text (a page's title), a bold ASCII name (a setting, typed as it is).
+_NOT_PROSE = re.compile(r"```.*?```|``.*?``|`[^`\n]*`|https?://\S+|\]\([^)\n]*\)|<[^>\n]*>|\{[^{}\n]*\}"
+                        r"|«[^»]{1,300}»|“[^”]{1,300}”|„[^“”]{1,300}[“”]|\"[^\"]{1,300}\""
+                        r"|(?<![\w*])\*[^*\s][^*]{0,300}?\*(?![\w*])|\*\*[\x20-\x7e]+?\*\*|\[[^\]]{1,300}\](?=\()",
+                        re.S)
+_GLOSS = re.compile(r"\([^()]*\)")
+_MARKS = re.compile("[\u064b-\u0652\u0670\u0640\u200e\u200f]")  # Arabic vowel marks, tatweel, direction marks
+_ARABIC_PREFIX = "(?:[وف]?[بكل]?(?:ال|ل)?)"  # and, so, with, as, for, the
+
+
+def _normal(text: str) -> str:
+    """``text`` as :func:`violations` compares it: NFC, no Arabic vowel marks, case-folded."""
+    return _MARKS.sub("", unicodedata.normalize("NFC", text)).casefold()
+
+
+def _blank(pattern: re.Pattern, text: str) -> str:
+    return pattern.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def _wrong_pattern(variant: str, code: str) -> re.Pattern:
+    """A wrong rendering at the start of a word, with any ending (Turkish and Arabic suffixes,
+    plurals) and, in Arabic, the article and the one-letter words written joined to it."""
+    core = _normal(variant)
+    if code == "ar":
+        core = core[2:] if core.startswith("ال") else core
+        return re.compile(rf"(?<!\w){_ARABIC_PREFIX}{re.escape(core)}")
+    return re.compile(rf"(?<!\w){re.escape(core)}")
+
+
+def _english_pattern(word: str) -> re.Pattern:
+    """An English word as prose uses it: not part of an identifier (``x.word``, ``word_x``,
+    ``word(``, ``word=``, ``gradient-word``), in the singular or plural, any suffix after an
+    apostrophe (Turkish ``checkpointing'siz``)."""
+    plural = "(?:es)?" if word.endswith(("s", "x", "z", "ch", "sh")) else "s?"
+    return re.compile(rf"(?<![\w.\-/]){re.escape(_normal(word))}{plural}(?![\w\-(=]|\.\w)")
+
+
+def english_names(entry: Term) -> tuple[str, ...]:
+    """The English names of ``entry`` :func:`violations` looks for: its name without the
+    parenthesized part (``"update"`` for ``"update (optimizer update)"``) and :attr:`Term.english`."""
+    return (re.sub(r"\s*\([^)]*\)", "", entry.en).strip(), *entry.english)
+
+
+def violations(text: str, code: str) -> list[str]:
+    """What the translated ``text`` (language ``code``: ``"tr"``, ``"es"``, ``"ar"``) says against
+    the glossary, one line each: a rendering :attr:`Term.wrong` lists (whatever its case, suffix
+    or, in Arabic, vowel marks and joined article), or a term left in English where the glossary
+    gives it another rendering. An English name is fine in a gloss in parentheses ("puntos de
+    control (checkpointing)") and where the rendering itself keeps it ("all-reduce (…)"); code,
+    links, quotations and cited English titles are not prose and are never read. Empty when the
+    text keeps the glossary."""
+    if code not in ("tr", "es", "ar"):
+        raise ValueError(f"unknown language {code!r}: choose 'tr', 'es' or 'ar'")
+    prose = _normal(_blank(_NOT_PROSE, text))
+    bare = _blank(_GLOSS, prose)
+    found = []
+    for entry in TERMS:
+        chosen = entry.rendering(code)
+        for variant in entry.wrong.get(code, ()):
+            for hit in _wrong_pattern(variant, code).finditer(prose):
+                found.append(f"{hit.group(0).strip()!r} for {entry.en!r}: say {chosen!r}")
+        kept = _normal(_blank(_GLOSS, chosen))
+        for name in english_names(entry):
+            if _english_pattern(name).search(kept):
+                continue  # the rendering keeps the English name
+            for hit in _english_pattern(name).finditer(bare):
+                if hit.group(0) not in CODE_WORDS:
+                    found.append(f"{hit.group(0)!r} left in English: say {chosen!r}")
+    return found

@@ -1,0 +1,116 @@
+"""The course's gettext catalogs on disk: read, written and merged with Babel.
+
+Every translation of the course is a gettext ``.po`` catalog, the format Poedit and Weblate open:
+
+- ``gastudy/course/i18n/locale/<lang>/LC_MESSAGES/course.po``: the sentences of the labs, checks
+  and exercises (the ``t("…")`` and ``tn("…", "…", n)`` calls of the course layer and of the
+  English notebooks' code cells). It ships with the package: :func:`gastudy.course.i18n.t`
+  reads it at run time. Its template is ``gastudy/course/i18n/locale/course.pot``.
+- ``notebooks/translations/<lang>/notebooks.po``: the markdown of the English notebooks, one entry
+  per cell (``msgctxt`` the cell id, ``msgid`` the English text, the notebook as its location).
+  It lives beside the notebooks it translates, because :mod:`gastudy.course.editions` generates
+  the editions of whichever notebooks folder it is given; the package never reads it. Its
+  template is ``notebooks/translations/notebooks.pot``.
+
+An entry marked ``#, fuzzy`` (an English text that changed after it was translated) is never
+used: the English text shows until a translator checks the entry and removes the mark.
+Course section: 00.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+from babel import Locale
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import PoFileError, read_po, write_po
+
+DOMAINS = {"course": "the sentences of the gastudy course's labs, checks and exercises",
+           "notebooks": "the markdown of the gastudy course's notebooks"}
+"""The two catalogs of each language (the file's stem), with what each translates."""
+
+_DATES = (b'"POT-Creation-Date:', b'"PO-Revision-Date:')
+_LINE = re.compile(r'(?:(?:msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)\s+)?"(?:[^"\\]|\\.)*"')
+"""A line of a ``.po`` file that is not a comment: a keyword and a quoted string, or a string."""
+
+
+def new_catalog(domain: str, code: str | None) -> Catalog:
+    """An empty catalog of ``domain`` (``"course"`` or ``"notebooks"``) for language ``code``, or
+    its template when ``code`` is ``None``; a language's catalog gets the Plural-Forms header
+    Babel derives from CLDR."""
+    what = f"Translation into {Locale.parse(code).english_name} of" if code else "Template of"
+    return Catalog(locale=code, domain=domain, project="gastudy", version="course", fuzzy=code is None,
+                   header_comment=f"# {what} {DOMAINS[domain]}.\n# `gastudy editions --update-files` "
+                                  "merges new English texts in; translators fill in the msgstr lines.")
+
+
+def read_catalog(path: Path, code: str | None = None) -> Catalog:
+    """The catalog in the ``.po``/``.pot`` file ``path`` (named ``<domain>.po``); an empty
+    :func:`new_catalog` when there is no file. Raises ``ValueError`` naming the file when it is
+    not a readable catalog."""
+    path = Path(path)
+    if not path.exists():
+        return new_catalog(path.stem, code)
+    try:
+        text = path.read_bytes().decode("utf-8")
+        bad = next((n for n, line in enumerate(text.splitlines(), 1)
+                    if line.strip() and not line.startswith("#") and not _LINE.fullmatch(line.strip())), None)
+        if bad is not None:  # Babel reads an unterminated string without a word
+            raise ValueError(f"line {bad} is not a keyword and a quoted string")
+        return read_po(io.StringIO(text), locale=code, abort_invalid=True)
+    except (PoFileError, UnicodeDecodeError, ValueError) as err:
+        raise ValueError(f"{path} is not a gettext catalog ({type(err).__name__}: {err}); fix it, or "
+                         "delete it and run `gastudy editions --update-files` for a fresh one") from None
+    except OSError as err:
+        raise ValueError(f"{path} cannot be read ({err.strerror or err}): fix it or remove it") from None
+
+
+def render(catalog: Catalog) -> bytes:
+    """``catalog`` as ``.po`` text: no line numbers in the locations (an edit elsewhere in a file
+    leaves the catalog as it is), obsolete entries dropped. What Babel reads back from it renders
+    to the same text (Babel does not read the ``#|`` previous-text lines, so none are written)."""
+    out = io.BytesIO()
+    write_po(out, catalog, include_lineno=False, ignore_obsolete=True)
+    return out.getvalue()
+
+
+def write_catalog(path: Path, catalog: Catalog) -> bool:
+    """Write ``catalog`` to ``path`` unless the file already says the same apart from its dates
+    (rewriting an unchanged catalog changes nothing); returns True when the file was written."""
+    path = Path(path)
+    text = render(catalog)
+    if path.is_file() and _undated(path.read_bytes()) == _undated(text):
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text)
+    return True
+
+
+def _undated(text: bytes) -> list[bytes]:
+    return [line for line in text.splitlines() if not line.startswith(_DATES)]
+
+
+def merge(catalog: Catalog, template: Catalog, by_context: bool = False) -> None:
+    """Bring ``catalog`` up to ``template`` (Babel's ``Catalog.update``): new English texts get
+    empty entries, entries no text uses any more are dropped, and an entry whose English text
+    changed keeps its old translation marked fuzzy. With ``by_context`` an entry is matched to its
+    new English text by its context alone (a notebook cell keeps its id when its text changes),
+    never by the similarity of two texts, which could hand one cell's translation to another."""
+    catalog.update(template, no_fuzzy_matching=by_context)
+    if not by_context:
+        return
+    previous = {m.context: (key, m) for key, m in catalog.obsolete.items() if m.context and m.string}
+    for message in catalog:
+        if message.id and not message.string and message.context in previous:
+            key, old = previous.pop(message.context)
+            message.string = old.string
+            message.flags.add("fuzzy")
+            del catalog.obsolete[key]
+
+
+def usable(message) -> bool:
+    """True for an entry the course shows: translated (every plural form too) and not fuzzy."""
+    forms = message.string if isinstance(message.string, (list, tuple)) else (message.string,)
+    return bool(message.id) and not message.fuzzy and all(forms)
