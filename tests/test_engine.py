@@ -131,7 +131,7 @@ def test_update_order_and_counters():
     eng = Accumulator(model, opt, accumulation_steps=4, scheduler=sched, clip_grad_norm=1e-3)
     stream = MicrobatchStream(AdditionDataset(32, seed=1), 2, seed=1)
     groups = list(__import__("gastudy.core.groups", fromlist=["make_groups"]).make_groups(stream, 4))
-    results = eng.train(groups)
+    results = eng.run(groups)
     c = eng.counters
     assert (c.microbatches, c.backward_passes, c.updates_attempted, c.updates_applied, c.scheduler_steps) == (16, 16, 4, 4, 4)
     assert c.samples == 32 and c.supervised_tokens == sum(g.supervised_items for g in groups)

@@ -222,3 +222,12 @@ def test_the_course_data_and_models_are_at_their_old_paths_for_one_release():
             "as new\nprint(old is new)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "True"
+
+
+def test_one_name_per_thing_run_is_the_engine_s_loop_over_groups_train_a_whole_run():
+    model = tiny_gpt()
+    engine = Accumulator(model, torch.optim.SGD(model.parameters(), lr=0.1), accumulation_steps=2)
+    groups = [group_of(addition_microbatches(4, 2)), group_of(addition_microbatches(4, 2, seed=1))]
+    assert [r.group for r in engine.run(groups)] == [0, 0] and engine.counters.updates_attempted == 2
+    with pytest.warns(DeprecationWarning, match="Accumulator.train is now Accumulator.run"):
+        assert len(engine.train(groups[:1])) == 1

@@ -90,9 +90,10 @@ def verify_replicas(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
 
     if (error := shard_error(args)) is not None:
         return 2, {"error": error, "text": f"gastudy: error: {error}"}
+    normalization = normalization_of(args)  # what the engine divides by; the naive mean is measured beside it
     try:
         rank0 = verify_on_replicas(args.replicas, args.model, args.micro_batch, args.accumulation_steps,
-                                   args.precision, normalization_of(args), args.collate, args.seed,
+                                   args.precision, normalization, args.collate, args.seed,
                                    no_sync=getattr(args, "no_sync", True), naive=PerReplicaMean(),
                                    timeout_s=getattr(args, "dist_timeout", None), **_sharding(args))
     except ValueError as e:

@@ -371,9 +371,10 @@ class Accumulator:
                                          "the model and the data, or use fp16 with a scaler")
         return norm
 
-    def train(self, groups: Iterable[Group], progress: bool = False,
-              on_update: Callable[[UpdateResult], None] | None = None) -> list[UpdateResult]:
-        """Apply :meth:`update` to every group; optional tqdm progress bar and callback."""
+    def run(self, groups: Iterable[Group], progress: bool = False,
+            on_update: Callable[[UpdateResult], None] | None = None) -> list[UpdateResult]:
+        """:meth:`update` on every group, in order; an optional tqdm progress bar and a callback
+        after each update. Returns the results."""
         if progress:
             from tqdm.auto import tqdm
 
@@ -384,3 +385,12 @@ class Accumulator:
             if on_update is not None:
                 on_update(results[-1])
         return results
+
+    def train(self, groups: Iterable[Group], progress: bool = False,
+              on_update: Callable[[UpdateResult], None] | None = None) -> list[UpdateResult]:
+        """Deprecated name of :meth:`run` (one release): ``train`` is the name of a whole run."""
+        import warnings
+
+        warnings.warn("Accumulator.train is now Accumulator.run (gastudy.train is a whole run); the old name goes in "
+                      "the next release", DeprecationWarning, stacklevel=2)
+        return self.run(groups, progress, on_update)

@@ -81,7 +81,7 @@ class GroupPlanLab(Lab):
             torch.optim.SGD(model.parameters(), lr=0.05),
             accumulation_steps=accumulation_steps,
         )
-        results = engine.train(groups)
+        results = engine.run(groups)
         rows = [
             {
                 "group": g.index,
