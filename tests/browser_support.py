@@ -1,5 +1,6 @@
 """Drive the course in a real browser: a private JupyterLab on loopback, headless Chromium via
-Playwright, Run All, then every lab control moved once (used by tests/test_browser.py and
+Playwright, Run All, then every lab control moved once (used by tests/test_browser.py, its odd half
+tests/test_browser_odd_chapters.py, and
 benchmarks/bench_lab_redraw.py).
 
 Nothing here is imported by gastudy. Chromium comes from Debian's ``chromium`` package
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import os
 import shutil
 import socket
@@ -270,3 +272,55 @@ class CourseBrowser:
             box.first.click()
             return True
         return False
+
+
+# --------------------------------------------------------------------------- the suite's two halves
+NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+# The chapters are split by parity so that the two halves take about as long (one file runs in one
+# test process): 00 02 04 06 08 10 12 and 01 03 05 07 09 11.
+EVEN_CHAPTERS = [n for n in NOTEBOOKS if int(n[:2]) % 2 == 0]
+ODD_CHAPTERS = [n for n in NOTEBOOKS if int(n[:2]) % 2 == 1]
+OUT = Path(os.environ.get("GASTUDY_BROWSER_OUT", ROOT / "_browser"))
+
+
+@contextmanager
+def course_in_a_browser(label: str) -> Iterator[tuple[CourseBrowser, list[dict]]]:
+    """A JupyterLab server and a headless Chromium page on it, and the list the redraw times of
+    this half of the suite go to (written to ``redraw_times_<label>.json`` in :data:`OUT`)."""
+    timings: list[dict] = []
+    from playwright.sync_api import sync_playwright
+
+    with jupyterlab() as server, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(60_000)
+        yield CourseBrowser(page, server, OUT / "screenshots"), timings
+        browser.close()
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"redraw_times_{label}.json").write_text(json.dumps(timings, indent=1))
+    print(f"\nbrowser suite: screenshots of failures and redraw_times_{label}.json in {OUT}")
+
+
+def run_all_then_move_every_control(browser: CourseBrowser, timings: list[dict], name: str) -> None:
+    """Run All of notebook ``name`` must finish with no error; then every control of every lab is
+    changed once and must redraw without a problem (the assertions of the browser suite)."""
+    seconds = browser.run_all(name)
+    errors = browser.errors()
+    if errors:
+        browser.shot(f"{name}-run-all")
+    assert errors == [], f"{name}: Run All ({seconds:.0f} s) shows errors:\n" + "\n---\n".join(errors)
+    assert browser.labs().count() > 0 or name in {"12_questions"} or not _has_labs(name), \
+        f"{name}: no lab rendered as a widget"
+    changes = browser.move_every_control(name)
+    timings.append({"notebook": name, "run_all_s": round(seconds, 2),
+                    "changes": [{"lab": c.lab, "title": c.title, "control": c.control, "seconds": round(c.seconds, 3),
+                                 "problems": c.problems} for c in changes]})
+    browser.shut_down_kernel()  # two cores: no idle kernel or worker pool lingers into the next chapter
+    problems = [f"lab {c.lab} ({c.title}) · {c.control}: {'; '.join(c.problems)}" for c in changes if c.problems]
+    assert problems == [], f"{name}:\n" + "\n".join(problems)
+    if browser.labs().count():
+        assert changes, f"{name}: labs are shown but no control could be moved"
+
+
+def _has_labs(name: str) -> bool:
+    return "Lab(" in (ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8")
