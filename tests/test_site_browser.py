@@ -6,12 +6,19 @@ but a ``file:`` or ``data:`` URL aborted and recorded. Each page must load with 
 error, no uncaught exception, no failed or aborted request; it must show text, its images
 must render (``naturalWidth > 0``), and its links to other pages must point to files that exist.
 
+The pages also pass an automated accessibility audit (axe-core, WCAG A and AA rules) with no
+serious or critical violation, in English and in the right-to-left Arabic edition, and every
+image carries a text alternative of its own (not nbconvert's placeholder).
+
 Skipped, with the reason in the summary, when no Chromium or no Playwright is installed
-(``.ci/run`` installs Debian's ``chromium``; Playwright's own browser download is not used).
+(``.ci/run`` installs Debian's ``chromium``; Playwright's own browser download is not used);
+the audit is skipped the same way without axe-core (``.ci/run`` installs it from npm into
+``.ci/axe``; ``GASTUDY_AXE`` names another ``axe.min.js``).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -34,11 +41,15 @@ IMAGES_LOADED = """async () => {
 LOCAL_LINKS = "() => [...document.querySelectorAll('a[href]')].map(a => a.href).filter(h => h.startsWith('file:'))"
 
 
+AXE = Path(os.environ.get("GASTUDY_AXE", ROOT / ".ci" / "axe" / "node_modules" / "axe-core" / "axe.min.js"))
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """The site built for ``CHAPTERS``, then moved elsewhere: it must not depend on where it was built."""
+    """The site built for ``CHAPTERS`` (English and Arabic), then moved elsewhere: it must not depend
+    on where it was built."""
     root = tmp_path_factory.mktemp("site")
-    build_site(root / "built", ROOT / "notebooks", names=CHAPTERS, progress=False)
+    build_site(root / "built", ROOT / "notebooks", names=CHAPTERS, progress=False, languages=("en", "ar"))
     stick = shutil.copytree(root / "built", root / "usb stick" / "course")  # a space in the path, too
     shutil.rmtree(root / "built")
     return Path(stick)
@@ -107,3 +118,26 @@ def test_page_works_offline_in_chromium(site, browser, name):
     missing = sorted({link for link in seen["links"]
                       if not Path(unquote(urlparse(link).path)).exists()})
     assert missing == [], f"{name}: links to pages that do not exist: {missing}"
+
+
+@pytest.mark.skipif(not AXE.exists(), reason=f"no axe-core at {AXE}: `.ci/run` installs it (npm install --prefix "
+                                              ".ci/axe axe-core), or set GASTUDY_AXE")
+@pytest.mark.parametrize("page", ["index", "workshop", *CHAPTERS, "ar/index", *(f"ar/{c}" for c in CHAPTERS)])
+def test_page_passes_an_accessibility_audit(site, browser, page):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    tab = context.new_page()
+    try:
+        tab.goto((site / f"{page}.html").as_uri(), wait_until="load")
+        tab.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+        result = tab.evaluate("async () => await axe.run(document, {runOnly: {type: 'tag', values: "
+                              "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}, "
+                              "resultTypes: ['violations']})")
+        alts = tab.evaluate("() => [...document.images].map(i => i.getAttribute('alt'))")
+    finally:
+        context.close()
+    grave = [f"{v['id']} ({v['impact']}, {len(v['nodes'])}×): {v['nodes'][0]['target']} — {v['help']}"
+             for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    assert grave == [], f"{page}: " + "\n".join(grave)
+    assert all(a and "No description has been provided" not in a for a in alts), f"{page}: images without a text alternative"
+    if page.endswith(tuple(CHAPTERS)):
+        assert any(len(a) > 40 for a in alts), f"{page}: no plot says what it shows: {alts}"

@@ -85,7 +85,7 @@ class ExerciseResult:
 
     def to_html(self) -> str:
         """The feedback as a small coloured box (green right, orange not yet, grey not attempted)."""
-        color = "#9e9e9e" if not self.attempted else "#2e7d32" if self.ok else "#ef6c00"
+        color = "#616161" if not self.attempted else "#2e7d32" if self.ok else "#a84300"  # 4.5:1 or more on white
         side, rtl = ("right", ' dir="rtl"') if direction() == "rtl" else ("left", "")
         return (f'<div class="gastudy-exercise"{rtl} style="border-{side}:4px solid {color};'
                 f'padding:.2em .7em;margin:.2em 0"><b>{html.escape(t("Exercise {key}", key=self.key))}</b> · '
