@@ -247,6 +247,26 @@ class CourseBrowser:
                 changes.append(change)
         return changes
 
+    def answer_the_questionnaire(self) -> dict:
+        """Answer the open notebook's questionnaire as a learner would (the first choice of every
+        choice question, 1 for every number, a sentence for every open question), press its
+        button; what it then shows: the verdicts' texts and the summary."""
+        quiz = self.page.locator(".gastudy-questionnaire").last
+        quiz.scroll_into_view_if_needed()
+        for group in quiz.locator(".widget-radio-box").all():
+            group.locator("input[type=radio]").first.check()
+        for box in quiz.locator(".widget-text input").all():
+            box.fill("1")
+        for area in quiz.locator(".widget-textarea textarea").all():
+            area.fill("because the gradient is linear")
+        self.page.wait_for_timeout(300)  # the values reach the kernel
+        quiz.locator(".gastudy-check").click()
+        summary = quiz.locator(".gastudy-summary")
+        self.page.wait_for_function("el => el.textContent.trim().length > 0", arg=summary.element_handle(),
+                                    timeout=30_000, polling=100)
+        return {"verdicts": [v.text_content().strip() for v in quiz.locator(".gastudy-verdict").all()],
+                "summary": summary.text_content().strip()}
+
     def _change(self, control) -> bool:
         """Move one control by one step as a learner would; False when it has nowhere to go."""
         page = self.page

@@ -43,7 +43,7 @@ ARABIC = "ar/00_start_here"
 
 @pytest.mark.skipif(not (ROOT / "notebooks" / f"{ARABIC}.ipynb").exists(), reason="no Arabic edition generated")
 def test_arabic_edition_reads_right_to_left(course):
-    """The Arabic chapter 00 runs clean, and its text is laid out right to left."""
+    """The Arabic chapter 00 runs clean, its text is laid out right to left and its code left to right."""
     browser, _ = course
     browser.run_all(ARABIC)
     errors = browser.errors()
@@ -57,4 +57,28 @@ def test_arabic_edition_reads_right_to_left(course):
     assert all(b.evaluate("e => getComputedStyle(e).direction") == "rtl" for b in shown)
     text = "".join(b.inner_text() for b in shown).replace(" ", "")
     assert sum("\u0600" <= ch <= "\u06ff" for ch in text) > 0.3 * len(text), text[:200]
+    # what is written left to right stays so inside the Arabic text (JupyterLab keeps the isolation)
+    code = [c for c in browser.page.locator('.jp-RenderedMarkdown div[dir="rtl"] code').all() if c.is_visible()]
+    assert code, f"{ARABIC}: no inline code on screen (see {shot})"
+    assert {c.evaluate("e => getComputedStyle(e).direction") for c in code} == {"ltr"}
     browser.shut_down_kernel()
+
+
+def test_a_learner_answers_the_questionnaire_and_reads_every_verdict(course):
+    """Chapter 02 as a learner ends it: every question answered in the page, one click, a verdict
+    under every question and a summary that counts what the page graded."""
+    import re
+
+    from gastudy.course.questionnaire import questions
+
+    browser, _ = course
+    browser.run_all("02_effective_batch")
+    seen = browser.answer_the_questionnaire()
+    shot = browser.shot("02-questionnaire")
+    browser.shut_down_kernel()
+    asked = questions("02")
+    assert len(seen["verdicts"]) == len(asked), f"{seen} (see {shot})"
+    assert all(v[:1] in "✓✗↔" for v in seen["verdicts"]), seen["verdicts"]
+    right = sum(q.right == 0 if q.kind == "choice" else q.number == 1 for q in asked if q.kind != "open")
+    checkable = sum(q.kind != "open" for q in asked)
+    assert re.match(rf"{right} of {checkable} checkable answers right; {len(asked) - checkable} open", seen["summary"])

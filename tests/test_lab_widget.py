@@ -90,3 +90,36 @@ def test_the_browser_suite_tells_a_blank_plot_from_a_drawn_one():
     ink, colours = image_stats(data_url(drawn))
     assert ink > 0.05 and colours >= 8
     assert image_stats(data_url(blank)) == (0.0, 1)
+
+
+def test_every_lab_figure_carries_a_text_alternative_with_its_numbers(monkeypatch):
+    """show_figure displays the PNG inside an <img> whose alt says what the plot shows: titles,
+    axes, each series' points (lines) and heights (bars), reference lines — in the lab's language."""
+    from IPython.display import HTML
+
+    from gastudy.course import set_language, t
+    from gastudy.course.widgets import figure_description, show_figure
+
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
+    fig, (left, right) = subplots(1, 2, figsize=(4, 2))
+    left.bar(["m=1", "m=2", "m=4"], [3.0, 1.5, 0.75], label="seconds")
+    left.set_title("time per update")
+    left.set_ylabel("s")
+    right.plot([1, 2, 3], [0.5, 0.25, 0.125], label="gap")
+    right.axhline(1e-5, linestyle=":")
+    right.set_xlabel("A")
+    text = figure_description(fig)
+    assert text.startswith("time per update (y axis: s): seconds: m=1 → 3, m=2 → 1.5, m=4 → 0.75")
+    assert "gap: 1 → 0.5, 2 → 0.25, 3 → 0.125" in text and "reference line y = 1e-05" in text
+    show_figure(fig)
+    assert isinstance(shown[-1], HTML) and shown[-1].data.startswith('<img src="data:image/png;base64,')
+    assert f'alt="{text}"' in shown[-1].data.replace("&gt;", ">")
+    long, ax = subplots(figsize=(3, 2))
+    ax.plot(range(20), [float((i - 7) ** 2) for i in range(20)], label="curve")
+    assert figure_description(long) == "plot: curve: 0 → 49, 7 → 0, 19 → 144"  # first, smallest, largest, last
+    try:
+        set_language("ar")
+        assert figure_description(long).startswith(t("plot")) and t("plot") != "plot"
+    finally:
+        set_language("en")

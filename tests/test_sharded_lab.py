@@ -70,7 +70,7 @@ def test_render_shows_a_table_and_a_plot(lab, capsys):
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if line.startswith("setting"))
     assert "reductions / update" in header and "peak gradient KiB" in header and "ms / update" in header
-    assert "DDP, no_sync" in out and "FSDP2, sync " in out and "Image object" in out
+    assert "DDP, no_sync" in out and "FSDP2, sync " in out and "HTML object" in out
 
 
 def test_an_arabic_lab_is_right_to_left_with_translated_table(monkeypatch):

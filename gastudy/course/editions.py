@@ -16,7 +16,9 @@ cell, ``msgctxt`` the cell's stable id, ``msgid`` its English text, the notebook
   current English text that is not marked fuzzy; otherwise the English text stays in place and
   :func:`translation_status` reports the cell as ``missing`` or ``stale`` (fuzzy, or translated
   from an English text that has changed since);
-- Arabic markdown is wrapped in ``<div dir="rtl">`` so that it reads right to left.
+- Arabic markdown is wrapped in ``<div dir="rtl">`` so that it reads right to left, and what is
+  written left to right inside it is isolated (:func:`isolate_left_to_right`): code blocks and
+  diagrams, inline code, formulas and signed numbers keep their order.
 
 :func:`build_editions` rewrites the editions (the ``gastudy editions`` command and ``python3 dev.py
 editions`` call it); :func:`update_translation_files` merges the template of the English cells
@@ -28,6 +30,7 @@ Course section: 00.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -145,7 +148,75 @@ def _set_language_cell(code: str) -> nbformat.NotebookNode:
 
 
 def _localize(text: str, code: str) -> str:
-    return f'<div dir="rtl" lang="{code}">\n\n{text}\n\n</div>' if code in RIGHT_TO_LEFT else text
+    if code not in RIGHT_TO_LEFT:
+        return text
+    return f'<div dir="rtl" lang="{code}">\n\n{isolate_left_to_right(text)}\n\n</div>'
+
+
+LTR = '<bdi dir="ltr">'
+_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})")
+_LINE_START = re.compile(r"^(?:\s*(?:[-*+]|\d+[.)])\s+|\s*#{1,6}\s+|\s*>\s*)*")
+_INLINE = re.compile(r"(?P<code>(?P<ticks>`+).+?(?P=ticks))|!\[[^\]]*\]\([^)]*\)|<[^<>\n]+>|\]\([^)\s]*\)|https?://\S+")
+_RUN_CHARS = r"A-Za-z0-9_.,:(){}+\-−×·/=<>≈≤≥…Σ∇√%^*'"
+_RUN = re.compile(rf"[{_RUN_CHARS}](?:[{_RUN_CHARS} ]*[{_RUN_CHARS}])?")
+_OPERATOR = re.compile(r"[+\-−×·/=<>≈≤≥…Σ∇√]")
+
+
+def isolate_left_to_right(markdown: str) -> str:
+    """``markdown`` (a right-to-left cell) with what must read left to right isolated, so that the
+    Unicode bidirectional algorithm cannot reorder it: a fenced block (code, a derivation, a
+    diagram) goes in ``<div dir="ltr">``; an inline code span, and a run of Latin letters, digits
+    and operators that holds an operator (``(512·2 + 1536·4) / 2048 = 3.5``, ``-100``,
+    ``m × A``), in ``<bdi dir="ltr">``. List markers, headings, links' targets, images and HTML
+    tags are left as they are; so is a run whose emphasis markers (``*``) would be cut."""
+    out, fence = [], None
+    for line in markdown.split("\n"):
+        opening = _FENCE.match(line)
+        if fence is None and opening:
+            fence = opening.group(2)[0] * len(opening.group(2))
+            out += [f'{opening.group(1)}<div dir="ltr">', "", line]
+        elif fence is not None:
+            out.append(line)
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                out += ["", f"{_FENCE.match(line).group(1)}</div>"]
+                fence = None
+        else:
+            out.append(_isolate_line(line))
+    return "\n".join(out)
+
+
+def _isolate_line(line: str) -> str:
+    start = _LINE_START.match(line).end()
+    parts, at = [line[:start]], start
+    for match in _INLINE.finditer(line, start):
+        parts.append(_isolate_runs(line[at:match.start()]))
+        parts.append(f"{LTR}{match.group()}</bdi>" if match.group("code") else match.group())
+        at = match.end()
+    parts.append(_isolate_runs(line[at:]))
+    return "".join(parts)
+
+
+def _isolate_runs(text: str) -> str:
+    def wrap(match: re.Match) -> str:
+        run = match.group()
+        start, end = 0, len(run)
+        while True:  # give back to the sentence what is the sentence's
+            core = run[start:end]
+            unbalanced = core.count("(") != core.count(")")
+            if core[:1] in (".", ",", ":", " ") or (unbalanced and core[:1] in ("(", ")")):
+                start += 1
+            elif core[-1:] in (".", ",", ":", " ") or (unbalanced and core[-1:] in ("(", ")")):
+                end -= 1
+            elif len(re.findall(r"\*+", core)) % 2:  # half of an emphasis: the stars at the edge
+                edge = re.match(r"\*+", core) or re.search(r"\*+$", core)
+                start, end = (start + edge.end(), end) if edge.start() == 0 else (start, start + edge.start())
+            else:
+                break
+        if not (core and re.search(r"[A-Za-z0-9]", core) and _OPERATOR.search(core)):
+            return run
+        return f"{run[:start]}{LTR}{core}</bdi>{run[end:]}"
+
+    return _RUN.sub(wrap, text)
 
 
 def translate_notebook(notebook: Path, code: str, catalog: Catalog) -> tuple[nbformat.NotebookNode, list[CellStatus]]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import html
 import os
 import re
@@ -68,7 +69,12 @@ _ACCESSIBLE_CSS = """
 .highlight .mo { color: #1d6a1d !important; }
 .highlight .o, .highlight .ow { color: #6f2da8 !important; }
 .jp-RenderedHTMLCommon a, .jp-RenderedMarkdown a, main p a, main li a, nav a { text-decoration: underline !important; }
+.jp-InputArea, .jp-InputArea pre { direction: ltr; text-align: left; }
+.jp-OutputArea pre { unicode-bidi: plaintext; text-align: start; }
 """
+"""The page's accessibility and bidirectional layout: contrast of prompts and syntax colours,
+underlined links, and in a right-to-left edition code that reads left to right (a code cell) and
+printed lines that each take the direction of their own first letter (a lab's output)."""
 _NAV_CSS = ("position:sticky;top:0;z-index:10;background:#f7f7f7;border-bottom:1px solid #ddd;"
             "padding:.5rem 1rem;font-family:system-ui,sans-serif;font-size:.95rem")
 _CONTROLS_CSS = ("font-family:system-ui,sans-serif;font-size:.9rem;color:#444;background:#f4f6fa;"
@@ -126,6 +132,8 @@ def _static_outputs(model_id: str, models: dict[str, Any]) -> list[dict[str, Any
     name, state = model.get("model_name", ""), model.get("state", {})
     if name == "OutputModel":
         return [copy.deepcopy(o) for o in state.get("outputs", [])]
+    if "gastudy-question" in state.get("_dom_classes", ()):
+        return [_html_output(_question_html(state, models))]
     if name in _TEXT_MODELS:
         value = state.get("value", "")
         text = value if name != "LabelModel" else html.escape(str(value))
@@ -150,6 +158,21 @@ def _static_outputs(model_id: str, models: dict[str, Any]) -> list[dict[str, Any
         return outputs + _flush(inline)
     control = _control_text(model)
     return [_html_output(html.escape(control))] if control else []
+
+
+def _question_html(state: dict[str, Any], models: dict[str, Any]) -> str:
+    """A questionnaire's question on the static page: its prompt, its choices as a list (a
+    number or a sentence has nothing to list), and its folded answer."""
+    parts = []
+    for ref in state.get("children", []):
+        child = models.get(_model_id(ref), {})
+        child_state = child.get("state", {})
+        if child.get("model_name") in _TEXT_MODELS:
+            parts.append(str(child_state.get("value", "")))
+        elif child_state.get("_options_labels"):
+            parts.append("<ul>" + "".join(f"<li>{html.escape(str(label))}</li>"
+                                          for label in child_state["_options_labels"]) + "</ul>")
+    return "\n".join(parts)
 
 
 def _flush(inline: list[str]) -> list[dict[str, Any]]:
@@ -331,10 +354,37 @@ def html_exporter() -> Any:
     template would load from a CDN are left out. Course: all chapters (static edition).
     """
     from jinja2 import DictLoader
-    from nbconvert import HTMLExporter
 
-    return HTMLExporter(template_name="lab", template_file=_OFFLINE_TEMPLATE_NAME, embed_images=True,
-                        extra_loaders=[DictLoader({_OFFLINE_TEMPLATE_NAME: _OFFLINE_TEMPLATE})])
+    return _exporter_class()(template_name="lab", template_file=_OFFLINE_TEMPLATE_NAME, embed_images=True,
+                             extra_loaders=[DictLoader({_OFFLINE_TEMPLATE_NAME: _OFFLINE_TEMPLATE})])
+
+
+@functools.cache
+def _exporter_class() -> type:
+    """nbconvert's ``HTMLExporter``, except that raw HTML in markdown without an ``<img>`` is kept
+    as written. To embed images nbconvert re-serializes every HTML fragment through an HTML
+    parser, one fragment at a time, and a parser closes an opening tag on the spot:
+    ``<bdi dir="ltr">m = 2</bdi>`` became ``<bdi dir="ltr"></bdi>m = 2``, emptying the direction
+    wrappers of the right-to-left edition."""
+    from jinja2 import pass_context
+    from nbconvert import HTMLExporter
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    class Renderer(IPythonRenderer):
+        def _html_embed_images(self, html: str) -> str:
+            return super()._html_embed_images(html) if "<img" in html.lower() else html
+
+    class Exporter(HTMLExporter):
+        @pass_context
+        def markdown2html(self, context: dict, source: str) -> str:
+            cell = context.get("cell", {})
+            renderer = Renderer(escape=False, attachments=cell.get("attachments", {}), embed_images=self.embed_images,
+                                path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+                                anchor_link_text=self.anchor_link_text,
+                                exclude_anchor_links=self.exclude_anchor_links, **self.lexer_options)
+            return MarkdownWithMath(renderer=renderer).render(source)
+
+    return Exporter
 
 
 def remote_assets(page_html: str) -> list[str]:
@@ -446,7 +496,7 @@ def _index_html(pages: list[Page], has_workshop: bool, total: float, lang: str =
 <tbody>
 {rows}
 </tbody></table>
-<p class="muted">{t("Built by {command} in {seconds} s.", command="<code>gastudy site</code>", seconds=f"{total:.0f}")}</p>
+<p class="muted">{t("Built by {command} in {seconds:.0f} s.", command="<code>gastudy site</code>", seconds=total)}</p>
 </main>
 </body></html>
 """

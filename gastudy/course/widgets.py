@@ -11,6 +11,7 @@ Changing any control recomputes. Tests drive a lab headless::
 
 from __future__ import annotations
 
+import base64
 import html
 import math
 import numbers
@@ -435,8 +436,76 @@ def _plain_log_axes(fig: Any) -> None:
                                            linthresh=default._linthresh))
 
 
-def show_figure(fig: Any, integer_x: bool = False, margins: dict[str, float] | None = None) -> dict[str, float]:
-    """Lay out ``fig`` and display it as one PNG image (every lab's last drawing step).
+def _number(value: float) -> str:
+    """A measured value as the text alternative says it: three significant digits, whole numbers
+    from 1,000 to a million as they are (no thousands separator, which differs by language)."""
+    if not (isinstance(value, (int, float)) and math.isfinite(value)):
+        return str(value)
+    return str(round(value)) if 1e3 <= abs(value) < 1e6 else f"{value:.3g}"
+
+
+def _series(xs: Sequence[Any], ys: Sequence[float], most: int = 8) -> str:
+    """``x → y`` pairs of one plotted series; a long one as its first, smallest, largest and last point."""
+    pairs = [(x, y) for x, y in zip(xs, ys) if isinstance(y, (int, float)) and math.isfinite(y)]
+    if len(pairs) > most:
+        low, high = min(pairs, key=lambda q: q[1]), max(pairs, key=lambda q: q[1])
+        pairs = list(dict.fromkeys([pairs[0], low, high, pairs[-1]]))
+    return ", ".join(f"{x if isinstance(x, str) else _number(x)} → {_number(y)}" for x, y in pairs)
+
+
+def figure_description(fig: Any) -> str:
+    """What a lab's figure shows, in words and numbers: the text alternative of its image.
+
+    For every plot: its title, its axes' labels, and each series it draws — every line (its
+    legend label and its points, x → y), every group of bars (label and heights at each tick
+    label), every horizontal or vertical reference line. The labels are the figure's own, so
+    they are in the language the lab was built in; the fixed words go through :func:`t`.
+    Numbers keep three significant digits (whole numbers up to a million as they are); a series of
+    more than eight points is given by its first, smallest, largest and last point."""
+    from matplotlib.container import BarContainer
+
+    parts = []
+    for ax in fig.axes:
+        if not ax.get_visible() or not (ax.lines or ax.containers or ax.collections or ax.patches):
+            continue
+        head = ax.get_title() or t("plot")
+        axes = "; ".join(f"{name}: {label}" for name, label in ((t("x axis"), ax.get_xlabel()),
+                                                              (t("y axis"), ax.get_ylabel())) if label)
+        ticks = [tick.get_text() for tick in ax.get_xticklabels()]
+        series = []
+        for container in ax.containers:
+            if isinstance(container, BarContainer):
+                heights = [bar.get_height() for bar in container]
+                xs = [bar.get_x() + bar.get_width() / 2 for bar in container]
+                names = [_tick_name(ax, x, ticks) for x in xs]
+                series.append(f"{container.get_label() if not container.get_label().startswith('_') else t('bars')}: "
+                              f"{_series(names, heights)}")
+        for line in ax.lines:
+            label = line.get_label()
+            xs, ys = list(line.get_xdata()), list(line.get_ydata())
+            if len(set(map(float, ys))) == 1 and len(ys) == 2 and label.startswith("_"):
+                series.append(f"{t('reference line')} y = {_number(float(ys[0]))}")
+                continue
+            if label.startswith("_") and not any(s.get_label() == label for s in ax.lines[1:]):
+                label = t("line")
+            series.append(f"{label}: {_series([float(x) for x in xs], [float(y) for y in ys])}")
+        parts.append(f"{head}" + (f" ({axes})" if axes else "") + (": " + "; ".join(series) if series else ""))
+    return ". ".join(parts) or t("an empty plot")
+
+
+def _tick_name(ax: Any, x: float, ticks: list[str]) -> Any:
+    """The tick label standing at ``x`` (a bar's category), or ``x`` itself."""
+    for tick, text in zip(ax.get_xticks(), ticks):
+        if text and abs(tick - x) < 1e-6:
+            return text
+    return x
+
+
+def show_figure(fig: Any, integer_x: bool = False, margins: dict[str, float] | None = None,
+                alt: str | None = None) -> dict[str, float]:
+    """Lay out ``fig`` and display it as one PNG image with a text alternative (every lab's last
+    drawing step): ``alt``, or :func:`figure_description` of the figure — what a screen reader
+    reads, what the static site's ``<img alt>`` says, in the lab's language.
 
     ``integer_x`` puts only whole-number ticks on every x-axis (counts of updates,
     microbatches, groups). The layout is matplotlib's ``tight_layout`` unless ``margins`` (the
@@ -454,7 +523,7 @@ def show_figure(fig: Any, integer_x: bool = False, margins: dict[str, float] | N
     """
     import io
 
-    from IPython.display import Image, display
+    from IPython.display import HTML, display
     from matplotlib.ticker import MaxNLocator
 
     if integer_x:
@@ -470,6 +539,9 @@ def show_figure(fig: Any, integer_x: bool = False, margins: dict[str, float] | N
     # the figure twice: ``tight_layout`` leaves a placeholder layout engine on the figure, and
     # savefig then makes a layout draw before the real one (the same bytes, twice the time).
     fig.canvas.print_png(buffer)
-    display(Image(data=buffer.getvalue(), format="png"))
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    text = alt if alt is not None else figure_description(fig)
+    display(HTML(f'<img src="data:image/png;base64,{data}" alt="{html.escape(text, quote=True)}" '
+                 f'style="max-width:100%">'))
     params = fig.subplotpars
     return {key: getattr(params, key) for key in ("left", "right", "bottom", "top", "wspace", "hspace")}
