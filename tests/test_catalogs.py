@@ -352,3 +352,21 @@ def test_every_wrong_rendering_differs_from_the_chosen_one():
         for code, wrong in entry.wrong.items():
             assert terms.violations(entry.rendering(code), code) == [], entry.en
             assert all(terms.violations(w, code) for w in wrong), entry.en
+
+
+def test_numbers_in_fields_are_written_as_the_language_writes_them(tmp_path, monkeypatch):
+    """A number field takes the language's decimal and thousands separators and its percent
+    placement (CLDR through Babel), after the field's own format spec; a string field, an
+    English fallback and ``!r`` keep Python's spelling."""
+    english = "{x:.2f} of {n:,} ({p:.0%}), {s}, {x!r}"
+    for code, string, expected in [
+            ("tr", "{n:,} içinde {x:.2f} (%{p:.0%}), {s}, {x!r}", "1.536 içinde 3,50 (%%25), 1.5, 3.5"),
+            ("es", "{x:.2f} de {n:,} ({p:.0%}), {s}, {x!r}", "3,50 de 1.536 (25\u00a0%), 1.5, 3.5"),
+            ("ar", "{x:.2f} من {n:,} ({p:.0%})، {s}، {x!r}", "3.50 من 1,536 (25%)، 1.5، 3.5")]:
+        use_course_catalog(monkeypatch, tmp_path / code, code, {"id": english, "string": string})
+        i18n.set_language(code)
+        assert i18n.t(english, x=3.5, n=1536, p=0.25, s="1.5") == expected
+        assert i18n.t("{x:.1f} untranslated", x=3.5) == "3.5 untranslated"
+        assert i18n.tn("{n} row of {x}", "{n} rows of {x}", 2, x=0.5) == "2 rows of 0.5"  # no entry: English
+    i18n.set_language("en")
+    assert i18n.t(english, x=3.5, n=1536, p=0.25, s="1.5") == "3.50 of 1,536 (25%), 1.5, 3.5"

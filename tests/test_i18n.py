@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -12,6 +13,8 @@ from babel.messages.pofile import read_po
 from gastudy.course import editions, i18n
 from gastudy.course.i18n import terms
 from tests.test_catalogs import set_markdown, use_course_catalog
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 
 @pytest.fixture(autouse=True)
@@ -210,19 +213,24 @@ def test_lab_opens_the_chosen_edition(capsys):
 
 
 def test_notebook_check_claims_and_prints_are_translated_sentences(tmp_path, capsys):
+    """A printed sentence goes through t(); a check's claim is a literal the check translates
+    itself (filled from its keyword fields), so only a claim built at run time is bare."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell('%matplotlib inline\ncheck(ok, t("with equal counts the two agree"))\n'
                                           'print("input_ids:", ids)\nprint(f"{n} rows in {k} groups")\n'
-                                          'check_close(a, b, "the mean of means")')]
+                                          'check_close(a, b, "the mean of means")\n'
+                                          'check(ok, f"gap {gap} is small")\n'
+                                          'check(ok, "the gap is {gap:.1e}", detail="or " + why, gap=gap)')]
     path = tmp_path / "99_x.ipynb"
     nbformat.write(nb, path)
-    assert i18n.bare_sentences([path]) == ["99_x.ipynb[" + nb.cells[0].id + "]:4",
-                                           "99_x.ipynb[" + nb.cells[0].id + "]:5"]
-    assert i18n.strings_in([path]) == {"with equal counts the two agree": ["99_x.ipynb[" + nb.cells[0].id + "]:2"]}
-    from gastudy.course import check, t
+    where = "99_x.ipynb[" + nb.cells[0].id + "]:"
+    assert i18n.bare_sentences([path]) == [where + "4", where + "6", where + "7"]
+    assert i18n.strings_in([path]) == {"with equal counts the two agree": [where + "2"],
+                                       "the mean of means": [where + "5"], "the gap is {gap:.1e}": [where + "7"]}
+    from gastudy.course import check
     i18n.set_language("tr")
-    check(True, t("tokens normalization equals the big batch (gap {tokens:.1e})", tokens=2.5e-8))
-    assert capsys.readouterr().out == "✓ tokens normalleştirmesi büyük yığına eşittir (fark 2.5e-08)\n"
+    check(True, "tokens normalization equals the big batch (gap {tokens:.1e})", tokens=2.5e-8)
+    assert capsys.readouterr().out == "✓ tokens normalleştirmesi büyük yığına eşittir (fark 2,5e-08)\n"
 
 
 def test_every_sentence_of_the_english_notebooks_goes_through_t():
@@ -256,3 +264,41 @@ def test_translations_keep_every_code_span_of_the_english_cell(code):
         if missing:
             lost[entry.context] = sorted(missing)
     assert lost == {}
+
+
+def test_right_to_left_cells_isolate_what_reads_left_to_right():
+    """Inside an Arabic cell: a fenced block in <div dir="ltr">; inline code, formulas and signed
+    numbers in <bdi dir="ltr">; list markers, headings' marks, links' targets, images, the halves of
+    an emphasis and the brackets of the sentence left to the sentence."""
+    from gastudy.course.editions import isolate_left_to_right as isolate
+
+    ltr = '<bdi dir="ltr">'
+    assert isolate("بالرموز: (512·2 + 1536·4) / 2048 = **3.5**. و") == (
+        f"بالرموز: {ltr}(512·2 + 1536·4) / 2048 = **3.5**</bdi>. و")
+    assert isolate("- التسمية -100 في `labels[..., 1:]`") == f"- التسمية {ltr}-100</bdi> في {ltr}`labels[..., 1:]`</bdi>"
+    assert isolate("1. انظر [GA-4](#ga-4) و ![صورة](a/b-c.png)") == f"1. انظر [{ltr}GA-4</bdi>](#ga-4) و ![صورة](a/b-c.png)"
+    assert isolate("**نص** MB-2 (نص) و(نص m × A) و (gradient)") == (
+        f"**نص** {ltr}MB-2</bdi> (نص) و(نص {ltr}m × A</bdi>) و (gradient)")
+    assert isolate("نص\n\n  ```\n  ∇ (S_1 + … + S_A) / N\n  ```\nبعد") == (
+        'نص\n\n  <div dir="ltr">\n\n  ```\n  ∇ (S_1 + … + S_A) / N\n  ```\n\n  </div>\nبعد')
+    assert isolate("| 1 | -2 |\n|---|---|") == f"| 1 | {ltr}-2</bdi> |\n|---|---|"
+
+
+@pytest.mark.skipif(not (NOTEBOOKS / "ar").exists(), reason="no Arabic edition generated")
+def test_the_arabic_edition_isolates_every_code_span_and_block():
+    import nbformat
+
+    spans = blocks = 0
+    for path in sorted((NOTEBOOKS / "ar").glob("[0-9][0-9]_*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "markdown":
+                continue
+            text = re.sub(r"```.*?```", "", cell.source, flags=re.S)
+            bare = [m.group() for m in re.finditer(r"(`+).+?\1", text)
+                    if not (text[:m.start()].endswith('<bdi dir="ltr">') and text[m.end():].startswith("</bdi>"))]
+            assert bare == [], f"{path.name}: code spans not isolated: {bare}"
+            spans += len(re.findall(r'<bdi dir="ltr">`', cell.source))
+            fences = re.findall(r'<div dir="ltr">\n\n\s*```', cell.source)
+            assert len(fences) * 2 == cell.source.count("```"), f"{path.name}: a fenced block reads right to left"
+            blocks += len(fences)
+    assert spans > 400 and blocks >= 3

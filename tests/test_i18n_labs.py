@@ -35,7 +35,7 @@ LABS = {
     "01": (KnobsLab, "dataset_size", None),
     "02": (EffectiveBatchLab, "replicas", "counted: {distinct} distinct samples in update 1; each replica's share: {shares}"),
     "03": (WeightedMeanLab, "count_a", None),
-    "04": (LastGroupLab, "policy", "a constant divisor A would weight it {ratio}× (expected {expected} = {n}/{A})"),
+    "04": (LastGroupLab, "policy", "a constant divisor A would weight it {ratio:.4g}× (expected {expected:.4g} = {n}/{A})"),
     "05": (OverflowLab, "updates", "attempted {attempted}, applied {applied}, scheduler steps {scheduler}, backward passes {backward}"),
 }
 
@@ -145,7 +145,7 @@ def _assert_built_in(lab, code: str, printed: str) -> None:
         for option in getattr(control, "options", ()):
             if isinstance(option, tuple) and isinstance(option[1], str) and option[0] != option[1]:
                 assert option[0] in english_of, f"{name}: option {option!r}"
-    text = re.sub(r"<IPython\.core\.display\.Image object>|\x1b\[2K|\r", "", printed).strip()  # plots aside
+    text = re.sub(r"<IPython\.core\.display\.(Image|HTML) object>|\x1b\[2K|\r", "", printed).strip()  # plots aside
     words = [v for v in translations.values() if len(v) > 3]
     assert text == "" or any(w in text for w in words), text[:200]
 
@@ -374,7 +374,7 @@ def test_exercises_of_chapters_10_to_12_answer_in_the_chosen_language():
     assert check_exercise("10.1", "bf16").feedback == "verify argümanlarından oluşan bir dict ile yanıtlayın; gelen: 'bf16'"
     assert check_exercise("11.2", True).feedback == "bir sayıyla (k çarpanı) yanıtlayın; gelen: True"
     i18n.set_language("es")
-    assert check_exercise("12.1", 50).feedback == "responde con una fracción entre 0 y 1, no con un porcentaje"
+    assert check_exercise("12.1", 50).feedback == "responda con una fracción entre 0 y 1, no con un porcentaje"
     i18n.set_language("ar")
     wrong = check_exercise("10.2", "six")
     assert not wrong and wrong.feedback == "أجب بعدد صحيح من العينات؛ وصلنا: 'six'" and 'dir="rtl"' in wrong.to_html()

@@ -8,6 +8,7 @@ exist already).
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -148,3 +149,124 @@ def test_the_git_filter_would_not_rewrite_a_clean_notebook():
         out = subprocess.run([sys.executable, "-m", "nbstripout", "--keep-id"], input=raw, capture_output=True,
                              check=True).stdout
         assert out == raw, f"{path.name}: nbstripout --keep-id changes the committed file"
+
+
+# ------------------------------------------------------------------ the code cells' lint
+# A notebook runs top to bottom in one namespace: a cell that rebinds an imported name breaks every
+# later cell that uses it. Chapter 08 once wrote ``t = {name: …}`` in a branch taken only on a GPU;
+# the translation function was gone for the rest of the chapter, and only a GPU run could see it.
+COURSE_NAMES = {"t", "tn", "check", "check_close"}
+LINE_LIMIT = 100
+
+
+def _cell_tree(source: str) -> ast.Module:
+    """A code cell parsed; IPython's ``%magic`` and ``!shell`` lines become ``pass``."""
+    lines = ["pass" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n")]
+    return ast.parse("\n".join(lines))
+
+
+def _module_level(node: ast.AST):
+    """The nodes of a cell that run in the notebook's namespace: not the bodies of functions,
+    lambdas, classes or comprehensions (their names are local), but the defined names themselves."""
+    for child in ast.iter_child_nodes(node):
+        yield child
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield from (d for n in child.decorator_list for d in [n, *_module_level(n)])
+            continue
+        if isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        yield from _module_level(child)
+
+
+def _imports(node: ast.AST) -> dict[str, tuple[str, str]]:
+    """Names a cell imports into the notebook's namespace: name → (module, name in the module)."""
+    found = {}
+    for child in _module_level(node):
+        if isinstance(child, ast.Import):
+            found.update({(a.asname or a.name.split(".")[0]): (a.name, "") for a in child.names})
+        elif isinstance(child, ast.ImportFrom):
+            found.update({(a.asname or a.name): (child.module or "", a.name) for a in child.names})
+    return found
+
+
+def _bindings(node: ast.AST) -> list[tuple[str, int]]:
+    """(name, line) of every other binding a cell makes in the notebook's namespace: assignment,
+    ``for`` and ``with`` targets, ``except … as``, ``def`` and ``class`` names, ``del``."""
+    found = []
+    for child in _module_level(node):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+            found.append((child.id, child.lineno))
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or (
+                isinstance(child, ast.ExceptHandler) and child.name):
+            found.append((child.name, child.lineno))
+    return found
+
+
+def rebound_imports(cells: list[tuple[str, str]]) -> list[str]:
+    """``cell id:line name`` of every binding of a name the course imports (``t``, ``tn``,
+    ``check``, ``check_close``) or that an earlier cell (or an earlier line of the same cell)
+    imported; importing the same object again is no rebinding."""
+    imported: dict[str, tuple[str, str]] = {}
+    bad = []
+    for cell_id, source in cells:
+        tree = _cell_tree(source)
+        for name, line in _bindings(tree):
+            if name in COURSE_NAMES or name in imported:
+                bad.append(f"{cell_id}:{line} {name}")
+        for name, origin in _imports(tree).items():
+            if name in imported and imported[name] != origin:
+                bad.append(f"{cell_id} {name} (imported again from {origin[0]})")
+            imported.setdefault(name, origin)
+    return bad
+
+
+def translated_claims(cells: list[tuple[str, str]]) -> list[str]:
+    """``cell id:line`` of every ``t(…)`` / ``tn(…)`` call inside a ``check(…)`` / ``check_close(…)``:
+    a check translates its own literal claim (``check(ok, "claim {x:.1e}", x=x)``)."""
+    bad = []
+    for cell_id, source in cells:
+        for node in ast.walk(_cell_tree(source)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in COURSE_NAMES - {"t", "tn"}:
+                bad += [f"{cell_id}:{inner.lineno}" for arg in [*node.args, *(k.value for k in node.keywords)]
+                        for inner in ast.walk(arg) if isinstance(inner, ast.Call)
+                        and isinstance(inner.func, ast.Name) and inner.func.id in ("t", "tn")]
+    return bad
+
+
+def long_lines(cells: list[tuple[str, str]]) -> list[str]:
+    """``cell id:line (length)`` of every code line longer than :data:`LINE_LIMIT` characters."""
+    return [f"{cell_id}:{n} ({len(line)})" for cell_id, source in cells
+            for n, line in enumerate(source.split("\n"), 1) if len(line) > LINE_LIMIT]
+
+
+def _code(path: Path) -> list[tuple[str, str]]:
+    return [(c.id, c.source) for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
+def test_no_cell_rebinds_an_imported_name(path: Path):
+    assert rebound_imports(_code(path)) == []
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
+def test_check_cells_state_their_claims_as_literals(path: Path):
+    assert translated_claims(_code(path)) == []
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
+def test_no_code_line_is_longer_than_100_characters(path: Path):
+    assert long_lines(_code(path)) == []
+
+
+def test_the_lint_finds_what_it_looks_for():
+    """Chapter 08's GPU bug (``t = {…}`` in a branch), a re-imported name from elsewhere, a loop
+    variable named like an import, a translated claim, a long line — and nothing in code that only
+    uses the names, binds them locally in a function, or imports the same object again."""
+    cells = [("a", "%matplotlib inline\nfrom gastudy.course import check, t\nimport torch\nfrom x import y"),
+             ("b", "if gpu:\n    t = {name: 1 for name in names}\n"),
+             ("c", "for y in range(3):\n    check(y < 3, t('small {y}', y=y))\n"),
+             ("d", "def f(check):\n    t = 1\n    return [torch for torch in ()]\nfrom x import y\nfrom z import y"),
+             ("e", "check_close(a, b, 'claim {x}', x=1)  # " + "x" * 100)]
+    assert rebound_imports(cells) == ["b:2 t", "c:1 y", "d y (imported again from z)"]
+    assert translated_claims(cells) == ["c:2"]
+    assert long_lines(cells) == ["e:1 (139)"]

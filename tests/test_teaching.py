@@ -92,6 +92,27 @@ def test_scheduler_steps_after_the_optimizer_and_only_when_applied():
     assert guarded and "applied" in ast.unparse(guarded[0].test), "05: scheduler.step() must be guarded by 'applied'"
 
 
+def test_exercise_05_1_accepts_only_the_order_the_course_runs():
+    """After a group's last backward in fp16: unscale_ → clip → scaler.step → scaler.update → the
+    scheduler (only when the step was applied, which the scale after update tells) → zero_grad.
+    Chapter 05's plain loop runs exactly that order, and the checker accepts no other: it used to
+    accept the scheduler stepped before scaler.update."""
+    import itertools
+
+    from gastudy.course.exercises import check_exercise
+    from gastudy.course.exercises.ch05 import ORDER
+
+    skip = next(s for s in code_cells("05") if "inject_overflow(model)" in s and "scheduler.step()" in s)
+    calls = sorted((n.lineno, n.col_offset, ast.unparse(n.func)) for n in ast.walk(ast.parse(skip))
+                   if isinstance(n, ast.Call))
+    ran = [name for *_, name in calls]  # in the order the loop runs them
+    names = {"scaler.unscale_": "unscale_", "scaler.step": "step", "scaler.update": "update",
+             "scheduler.step": "scheduler", "optimizer.zero_grad": "zero_grad"}
+    assert [names[n] for n in ran if n in names] == [n for n in ORDER if n != "clip"]  # (this loop does not clip)
+    accepted = [list(order) for order in itertools.permutations(ORDER) if check_exercise("05.1", list(order)).ok]
+    assert accepted == [ORDER] == [["unscale_", "clip", "step", "update", "scheduler", "zero_grad"]]
+
+
 def test_unscale_per_microbatch_mistake_is_reproduced():
     cell = next(s for s in code_cells("05") if "WRONG" in s and "unscale_" in s)
     assert "unscale_() has already been called" in cell and "check(" in cell

@@ -12,7 +12,9 @@ ORDER = ["unscale_", "clip", "step", "update", "scheduler", "zero_grad"]
 def end_of_group(answer: object) -> tuple[bool, str]:
     """Answer: the list of the six operations after a group's last backward in fp16, in order,
     using the names ``unscale_``, ``clip``, ``step``, ``update``, ``scheduler``, ``zero_grad``.
-    Course: MB-5, MB-6."""
+    The one right order is the engine's (:class:`gastudy.core.engine.Accumulator`): unscale →
+    clip → ``scaler.step`` → ``scaler.update`` → the scheduler, only when the step was applied
+    (which the scale after ``update`` tells) → ``zero_grad``. Course: MB-5, MB-6."""
     if not isinstance(answer, list | tuple) or sorted(answer) != sorted(ORDER):
         return False, t("answer with a list holding exactly these names: {names}", names=ORDER)
     pos = {name: i for i, name in enumerate(answer)}
@@ -23,6 +25,9 @@ def end_of_group(answer: object) -> tuple[bool, str]:
         problems.append(t("scaler.update() comes after the step attempt it judges"))
     if pos["scheduler"] < pos["step"]:
         problems.append(t("the scheduler steps only after an applied optimizer step"))
+    elif pos["scheduler"] < pos["update"]:
+        problems.append(t("the scheduler steps after scaler.update(): only then is it known whether the step was "
+                          "applied or skipped"))
     if pos["zero_grad"] != len(ORDER) - 1:
         problems.append(t("zero_grad ends the group (before it, the gradients are still needed)"))
     if pos["step"] < pos["clip"]:

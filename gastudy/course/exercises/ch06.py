@@ -16,8 +16,8 @@ def allreduce_calls(answer: object) -> tuple[bool, str]:
     counts = count_with_and_without(2, 6)
     expected = (counts.with_no_sync["calls_per_update"], counts.without["calls_per_update"])
     if tuple(answer) == expected:
-        return True, t("{on} and {off}: without no_sync every one of the 6 backwards communicates.",
-                       on=f"{expected[0]:g}", off=f"{expected[1]:g}")
+        return True, t("{on:g} and {off:g}: without no_sync every one of the 6 backwards communicates.",
+                       on=expected[0], off=expected[1])
     if tuple(answer) == expected[::-1]:
         return False, t("the other way round: no_sync *saves* communication.")
     return False, t("{answer} is not what was measured; run count_with_and_without(2, 6)", answer=tuple(answer))

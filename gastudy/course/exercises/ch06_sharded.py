@@ -47,9 +47,9 @@ def sharded_every(answer: object) -> tuple[bool, str]:
     calls_ok = said_calls == calls
     bytes_ok = abs(said_bytes - held) <= BYTES_RTOL * held
     if calls_ok and bytes_ok:
-        return True, t("{calls} reduce-scatters (A = {a} backwards × {modules} FSDP modules) and about {held} bytes: "
+        return True, t("{calls:g} reduce-scatters (A = {a} backwards × {modules} FSDP modules) and about {held:,} bytes: "
                        "each replica keeps only its 1/D shard of the gradient.",
-                       calls=f"{calls:g}", a=EXERCISE_A, modules=modules, held=f"{held:,}")
+                       calls=calls, a=EXERCISE_A, modules=modules, held=held)
     wrong = []
     if not calls_ok:
         if said_calls == modules:
@@ -62,10 +62,10 @@ def sharded_every(answer: object) -> tuple[bool, str]:
             wrong.append(t("reduce_scatters: you said {n}; count A × the FSDP modules", n=_show(said_calls)))
     if not bytes_ok:
         if abs(said_bytes - whole) <= BYTES_RTOL * whole:
-            wrong.append(t("{n} bytes is the whole gradient, what DDP and the deferred policy hold; 'every' "
-                           "keeps only its shard", n=f"{said_bytes:,}"))
+            wrong.append(t("{n:,} bytes is the whole gradient, what DDP and the deferred policy hold; 'every' "
+                           "keeps only its shard", n=said_bytes))
         else:
-            wrong.append(t("gradient_bytes: you said {n}; divide the whole gradient by D", n=f"{said_bytes:,}"))
+            wrong.append(t("gradient_bytes: you said {n:,}; divide the whole gradient by D", n=said_bytes))
     return False, "; ".join(wrong) + "."
 
 

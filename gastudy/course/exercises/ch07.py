@@ -39,11 +39,11 @@ def batchnorm_split(answer: object) -> tuple[bool, str]:
     if value is None:
         return False, t("answer with the microbatch size m (an int), got {answer}", answer=repr(answer))
     if value == expected:
-        return True, t("m = {m} (gap {gap}); even there BatchNorm does not match the big batch — only m = 32 "
-                       "(no accumulation) does.", m=expected, gap=f"{gaps[expected]:.2f}")
+        return True, t("m = {m} (gap {gap:.2f}); even there BatchNorm does not match the big batch — only m = 32 "
+                       "(no accumulation) does.", m=expected, gap=gaps[expected])
     if value in gaps:
-        return False, t("at m = {m} the measured gap is {gap}; measure the others with bn_gap(m, 32 // m).", m=value,
-                         gap=f"{gaps[value]:.3g}")
+        return False, t("at m = {m} the measured gap is {gap:.3g}; measure the others with bn_gap(m, 32 // m).", m=value,
+                         gap=gaps[value])
     return False, t("m must divide 32 (2, 4, 8, 16, 32), got {answer}", answer=value)
 
 
@@ -56,9 +56,9 @@ def epochs_for_same_updates(answer: object) -> tuple[bool, str]:
     if isinstance(answer, bool) or not isinstance(answer, int | float):
         return False, t("answer with a number of epochs, got {answer}", answer=repr(answer))
     if abs(answer - expected) < 1e-9:
-        return True, t("{before} updates before, {per_epoch} per epoch now → {epochs} epochs: twice the samples for the "
+        return True, t("{before} updates before, {per_epoch} per epoch now → {epochs:g} epochs: twice the samples for the "
                        "same number of updates. Write that assumption down.", before=before, per_epoch=per_epoch,
-                       epochs=f"{expected:g}")
+                       epochs=expected)
     if abs(answer - 10) < 1e-9:
         return False, t("10 epochs keep the samples seen, not the number of updates.")
     return False, t("count the updates of one epoch in each setting (count_updates) and divide; got {answer}",

@@ -33,11 +33,11 @@ def formula_prediction(answer: object) -> tuple[bool, str]:
         return False, t("answer with a number of bytes, got {answer}", answer=repr(answer))
     f = formula_check("tiny-gpt", 8, 64, 2, model_kwargs=model_kwargs(128, 4))
     if answer == f.formula_bytes:
-        return True, t("{layers} layers × 8 × 64 × 128 × 4 = {formula} bytes; measured {measured} = formula + the "
-                       "{mask}-byte mask.", layers=f.checkpointed, formula=f"{f.formula_bytes:,}",
-                       measured=f"{f.measured_bytes:,}", mask=f"{f.mask_bytes:,}")
+        return True, t("{layers} layers × 8 × 64 × 128 × 4 = {formula:,} bytes; measured {measured:,} = formula + the "
+                       "{mask:,}-byte mask.", layers=f.checkpointed, formula=f.formula_bytes,
+                       measured=f.measured_bytes, mask=f.mask_bytes)
     if answer == f.measured_bytes:
         return False, t("that is the measurement including the mask; the question asks for the formula alone.")
     if answer == 4 * 8 * 64 * 128 * 4:
         return False, t("n = 2 checkpoints only some of the 4 layers: which ones?")
-    return False, t("{answer} is not the formula's value; count the checkpointed layers first.", answer=f"{answer:,}")
+    return False, t("{answer:,} is not the formula's value; count the checkpointed layers first.", answer=answer)

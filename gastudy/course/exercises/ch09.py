@@ -31,12 +31,12 @@ def fixed_part(answer: object) -> tuple[bool, str]:
     measured = measure_peak(1, 1, "tiny-gpt", model_kwargs={"hidden": 384, "layers": 4, "heads": 4},
                             seq_len=8, groups=1).fixed_bytes
     if abs(answer - measured) <= 1e-3 * measured:
-        return True, t("measured {measured} bytes: 4 bytes × parameters × 4 (weights, gradients, two AdamW moments), plus "
-                       "a few bytes of step counters.", measured=f"{measured:,}")
+        return True, t("measured {measured:,} bytes: 4 bytes × parameters × 4 (weights, gradients, two AdamW moments), plus "
+                       "a few bytes of step counters.", measured=measured)
     ratio = answer / measured
     for k, what in ((0.5, t("that is only weights and gradients: AdamW adds two moments per weight.")),
                     (0.25, t("that is only the weights.")),
                     (0.75, t("that is one copy missing: weights, gradients and two moments."))):
         if abs(ratio - k) < 0.01:
             return False, what
-    return False, t("{answer} is {ratio}× the measured fixed part", answer=f"{answer:,}", ratio=f"{ratio:.2f}")
+    return False, t("{answer:,} is {ratio:.2f}× the measured fixed part", answer=answer, ratio=ratio)

@@ -24,8 +24,8 @@ def passing_bf16(answer: object) -> tuple[bool, str]:
     except (TypeError, ValueError) as e:
         return False, t("verify(**answer) raised {error}: {message}", error=type(e).__name__, message=e)
     if report.passed:
-        return True, t("passed: relative gap {gap} within bf16's tolerance {tol}.",
-                       gap=f"{report.max_rel_diff:.2g}", tol=f"{report.tolerance:g}")
+        return True, t("passed: relative gap {gap:.2g} within bf16's tolerance {tol:g}.",
+                       gap=report.max_rel_diff, tol=report.tolerance)
     return False, t("it fails: {reasons}", reasons="; ".join(report.reasons))
 
 

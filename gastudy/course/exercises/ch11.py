@@ -40,9 +40,9 @@ def unshifted_factor(answer: object) -> tuple[bool, str]:
     evidence = clinic_case("unshifted_count").before.evidence
     k = evidence["k"]
     if abs(answer - k) <= 1e-6 * k:
-        return True, t("k = {k} = {implied} ÷ {denominator} items: one extra item for each of the {rows} rows "
-                       "whose first label is supervised.", k=f"{k:.6f}",
-                       implied=f"{evidence['implied_denominator']:.0f}", denominator=evidence["denominator"],
+        return True, t("k = {k:.6f} = {implied:.0f} ÷ {denominator} items: one extra item for each of the {rows} rows "
+                       "whose first label is supervised.", k=k,
+                       implied=evidence['implied_denominator'], denominator=evidence["denominator"],
                        rows=evidence["rows_with_supervised_first_label"])
     if abs(answer - 1 / k) <= 1e-6:
         return False, t("that is 1/k: the gradient is k times *smaller*, so k > 1.")

@@ -30,16 +30,16 @@ def share_of_memory_saved(answer: object) -> tuple[bool, str]:
     expected = (e["saved_m16"] - e["saved_m2"]) / (e["fixed_m16"] + e["saved_m16"])
     activations_only = 1 - e["saved_m2"] / e["saved_m16"]
     if abs(answer - expected) <= 0.01:
-        return True, t("{share}: the activations shrink {cut}×, but weights, gradients and AdamW state ({fixed} "
+        return True, t("{share:.1%}: the activations shrink {cut:.0f}×, but weights, gradients and AdamW state ({fixed:,} "
                        "bytes) do not, so the whole shrinks much less than the activations.",
-                       share=f"{expected:.1%}", cut=f"{e['saved_m16'] / e['saved_m2']:.0f}", fixed=f"{e['fixed_m16']:,}")
+                       share=expected, cut=e['saved_m16'] / e['saved_m2'], fixed=e['fixed_m16'])
     if 1 < answer <= 100:
         return False, t("answer as a fraction between 0 and 1, not a percentage")
     if abs(answer - activations_only) <= 0.01:
-        return False, t("{answer} is the cut in activations alone; the question asks about all tensor bytes: "
-                        "add the fixed part (fixed_m16) to the denominator", answer=f"{answer:.3f}")
-    return False, t("{answer} is not it; compute (saved_m16 − saved_m2) ÷ (fixed_m16 + saved_m16) from "
-                    "ask('memory-saved').evidence", answer=f"{answer:.3f}")
+        return False, t("{answer:.3f} is the cut in activations alone; the question asks about all tensor bytes: "
+                        "add the fixed part (fixed_m16) to the denominator", answer=answer)
+    return False, t("{answer:.3f} is not it; compute (saved_m16 − saved_m2) ÷ (fixed_m16 + saved_m16) from "
+                    "ask('memory-saved').evidence", answer=answer)
 
 
 def saved_per_sample() -> int:
@@ -58,10 +58,10 @@ def bytes_per_sample(answer: object) -> tuple[bool, str]:
         return False, t("answer with a number of bytes, got {answer}", answer=repr(answer))
     expected = saved_per_sample()
     if answer == expected:
-        return True, t("{bytes} bytes ≈ {mib} MiB per sample: multiply by m for a microbatch (chapter 08 shows "
-                       "the straight line).", bytes=f"{expected:,}", mib=f"{expected / 2**20:.2f}")
+        return True, t("{bytes:,} bytes ≈ {mib:.2f} MiB per sample: multiply by m for a microbatch (chapter 08 shows "
+                       "the straight line).", bytes=expected, mib=expected / 2**20)
     if abs(answer - expected) <= 0.02 * expected:
-        return False, t("close ({answer} vs the measured {expected}); use the exact value saved_bytes(...).total",
-                        answer=f"{answer:,}", expected=f"{expected:,}")
-    return False, t("{answer} is off by {ratio}×; did you use m=1, sequence 32 and the model sizes given?",
-                    answer=f"{answer:,}", ratio=f"{answer / expected:.2f}")
+        return False, t("close ({answer:,} vs the measured {expected:,}); use the exact value saved_bytes(...).total",
+                        answer=answer, expected=expected)
+    return False, t("{answer:,} is off by {ratio:.2f}×; did you use m=1, sequence 32 and the model sizes given?",
+                    answer=answer, ratio=answer / expected)

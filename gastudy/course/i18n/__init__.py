@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import json
+import numbers
 import operator
 import os
 import re
@@ -172,10 +173,12 @@ def t(english: str, /, *, context: str | None = None, **fields: object) -> str:
     ``context`` tells two uses of one English text apart (gettext's ``msgctxt``: a short label
     that needs two translations). Falls back to the English text when the current language has
     no usable entry for it, and when its entry cannot be filled (a stray ``{`` or a renamed
-    field: the lab still shows the sentence, in English). Numbers are formatted by the caller
-    (the course keeps Latin digits in every language). Raises ``ValueError`` naming the text when
-    the English text itself cannot be filled from ``fields`` (a field it names was not passed,
-    or a brace is unbalanced).
+    field: the lab still shows the sentence, in English). A number field is written as the
+    language writes numbers (:class:`LocalNumber`: ``{gap:.2f}`` is ``0.25`` in English,
+    ``0,25`` in Turkish and Spanish; Latin digits in every language); a field the caller formatted
+    into a string is shown as it is. Raises ``ValueError`` naming the text when the English text
+    itself cannot be filled from ``fields`` (a field it names was not passed, or a brace is
+    unbalanced).
     """
     text = table(_current).get(message_key(english, context), english) if _current != "en" else english
     return _fill("t", english, text, fields) if fields else text
@@ -203,10 +206,61 @@ def tn(singular: str, plural: str, n: int, /, *, context: str | None = None, **f
     return _fill("tn", english, text, {"n": n, **fields})
 
 
+class LocalNumber:
+    """A number as language ``code`` writes it, for :func:`t` and :func:`tn` fields.
+
+    Formatting applies the field's Python format spec first (``{x:.2f}``, ``{n:,}``, ``{p:.0%}``),
+    then the language's symbols from the Unicode CLDR (through Babel): its decimal separator, its
+    thousands separator, and where its percent sign goes — ``1,536.5`` and ``25%`` in English
+    and Arabic (Latin digits), ``1.536,5`` and ``%25`` in Turkish, ``1.536,5`` and ``25 %`` in
+    Spanish. Booleans are not numbers here."""
+
+    __slots__ = ("value", "code")
+
+    def __init__(self, value: float, code: str):
+        self.value, self.code = value, code
+
+    def __format__(self, spec: str) -> str:
+        decimal, group, before, after = _number_symbols(self.code)
+        text = format(self.value, spec)
+        percent = text.endswith("%")
+        text = text.removesuffix("%").translate({ord("."): "\0", ord(","): group}).replace("\0", decimal)
+        return before + text + after if percent else text
+
+    def __str__(self) -> str:
+        return self.__format__("")
+
+    def __repr__(self) -> str:  # ``{x!r}`` asks for Python's spelling
+        return repr(self.value)
+
+
+_symbols: dict[str, tuple[str, str, str, str]] = {}
+
+
+def _number_symbols(code: str) -> tuple[str, str, str, str]:
+    """Language ``code``'s decimal and group symbols, and what stands before and after a percentage."""
+    if code not in _symbols:
+        from babel.numbers import format_percent, get_decimal_symbol, get_group_symbol
+
+        before, after = format_percent(0.25, locale=code).split("25")
+        _symbols[code] = (get_decimal_symbol(code), get_group_symbol(code), before, after)
+    return _symbols[code]
+
+
+def _local(fields: dict[str, object]) -> dict[str, object]:
+    """``fields`` with every number wrapped in :class:`LocalNumber` for the current language."""
+    return {name: LocalNumber(value, _current)
+            if isinstance(value, numbers.Real) and not isinstance(value, bool) else value
+            for name, value in fields.items()}
+
+
 def _fill(name: str, english: str, text: str, fields: dict[str, object]) -> str:
-    """``text`` filled from ``fields``, else ``english`` filled; ``ValueError`` when neither fills."""
+    """``text`` filled from ``fields``, else ``english`` filled; ``ValueError`` when neither fills.
+    The translation gets its numbers in the current language's format; the English text, Python's."""
     for candidate in dict.fromkeys((text, english)):  # the translation, then the English text
         try:
+            if candidate is not english and _current != "en":
+                return candidate.format(**_local(fields))
             return candidate.format(**fields)
         except (KeyError, IndexError, ValueError, AttributeError) as err:
             problem = err
@@ -224,6 +278,9 @@ def messages_in(paths: Iterable[Path]) -> dict[tuple[str | None, str, str | None
 
     Only calls spelled ``t("…")``, ``t("…", context="…")`` and ``tn("…", "…", n)`` with literal
     texts count; any other :func:`t` / :func:`tn` call is reported by :func:`untranslatable_calls`.
+    The literal claims of check cells count too: ``check(condition, "…", detail="…", **fields)``
+    and ``check_close(actual, expected, "…", **fields)`` translate their claim (and detail)
+    themselves (:mod:`gastudy.course.checks`), so the claim is a message like a ``t("…")`` text.
     """
     found: dict[tuple[str | None, str, str | None], list[tuple[Path, str, int]]] = {}
     for path, where, tree in _trees(paths):
@@ -231,6 +288,9 @@ def messages_in(paths: Iterable[Path]) -> dict[tuple[str | None, str, str | None
             message = _message(node)
             if message is not None:
                 found.setdefault(message, []).append((path, where, node.lineno))
+            for claim in _check_texts(node):
+                if _literal(claim) and claim.value:
+                    found.setdefault((None, claim.value, None), []).append((path, where, claim.lineno))
     return found
 
 
@@ -252,6 +312,20 @@ def _message(node: ast.AST) -> tuple[str | None, str, str | None] | None:
     if len(texts) != (2 if node.func.id == "tn" else 1) or not all(map(_literal, [*texts, *context])):
         return None
     return (context[0].value if context else None, texts[0].value, texts[1].value if len(texts) == 2 else None)
+
+
+CHECKS = {"check": (1, 2), "check_close": (2, None)}
+"""The check functions of :mod:`gastudy.course.checks`, with the positions of their ``claim`` and
+``detail`` arguments (``None``: no such argument)."""
+
+
+def _check_texts(node: ast.AST) -> list[ast.AST]:
+    """The ``claim`` and ``detail`` arguments of a ``check(...)`` / ``check_close(...)`` call, as
+    written (positional or by keyword); empty for any other node."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CHECKS):
+        return []
+    texts = [node.args[i] for i in CHECKS[node.func.id] if i is not None and i < len(node.args)]
+    return texts + [k.value for k in node.keywords if k.arg in ("claim", "detail")]
 
 
 def _literal(node: ast.AST) -> bool:
@@ -283,21 +357,31 @@ def untranslatable_calls(paths: Iterable[Path]) -> list[str]:
 
 def bare_sentences(paths: Iterable[Path]) -> list[str]:
     """``file:line`` of every sentence a learner would read in English whatever the language:
-    a check claim (``check(cond, "…")``, ``check_close(a, b, "…")``) or a ``print`` argument that
-    is a string literal or f-string with words in it, instead of a ``t("…")`` call. Code cells of
+    a ``print`` argument that is a string literal or f-string with words in it, instead of a
+    ``t("…")`` call, and a check claim or detail that is not a literal text (an f-string, a
+    concatenation, a conditional expression: the check cannot look it up in the catalog). A
+    literal claim, ``check(cond, "…", **fields)``, is translated by the check itself. Code cells of
     the notebooks are meant to stay identical in every edition, so their sentences go through
     :func:`t` (a printed identifier such as ``"input_ids:"`` is allowed: it has no translation)."""
     bad = []
     for _, where, tree in _trees(paths):
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-                continue
-            args = {"check": node.args[1:3], "check_close": node.args[2:3], "print": node.args}.get(node.func.id, [])
-            args = [*args, *(k.value for k in node.keywords if k.arg in ("claim", "detail"))]
-            for arg in args:
-                if _words(arg):
-                    bad.append(f"{where}:{arg.lineno}")
-    return bad
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+                bad += [f"{where}:{arg.lineno}" for arg in node.args if _words(arg)]
+            bad += [f"{where}:{arg.lineno}" for arg in _check_texts(node) if _composed(arg)]
+    return sorted(set(bad), key=bad.index)
+
+
+def _composed(node: ast.AST) -> bool:
+    """True for a claim built at run time from literal words (an f-string with words, a ``+`` or
+    ``%`` of strings, a conditional between two texts): it never reaches the catalog."""
+    if isinstance(node, ast.JoinedStr):
+        return _words(node)
+    if isinstance(node, ast.BinOp):
+        return _composed(node.left) or _composed(node.right) or _literal(node.left) or _literal(node.right)
+    if isinstance(node, ast.IfExp):
+        return any(_literal(n) or _composed(n) for n in (node.body, node.orelse))
+    return False
 
 
 def _words(node: ast.AST) -> bool:
@@ -320,8 +404,9 @@ def _is_t_call(node: ast.AST) -> bool:
 
 def course_sources() -> list[Path]:
     """What the course's translated strings are read from: the Python files of the course layer
-    and the code cells of the English notebooks (their check claims and printed sentences are
-    ``t("…")`` calls too), when the ``notebooks/`` folder is beside the package."""
+    and the code cells of the English notebooks (their printed sentences are ``t("…")`` calls, their
+    check claims literal texts the checks translate), when the ``notebooks/`` folder is beside the
+    package."""
     root = Path(__file__).resolve().parent.parent
     code = sorted(p for p in root.rglob("*.py") if "i18n" not in p.parts and "solutions" not in p.parts)
     return code + sorted((REPOSITORY / "notebooks").glob("[0-9][0-9]_*.ipynb"))

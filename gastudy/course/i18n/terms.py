@@ -113,8 +113,10 @@ TERMS: tuple[Term, ...] = (
     Term("scheduler (learning-rate schedule)", "zamanlayıcı (öğrenme oranı takvimi)",
          "planificador (de la tasa de aprendizaje)", "المُجدوِل (جدول معدّل التعلّم)",
          {"tr": ("scheduler", "takvim")}),
-    Term("mixed precision", "karma duyarlılık", "precisión mixta", "الدقة المختلطة",
-         {"tr": ("karışık hassasiyet",)}),
+    Term("mixed precision", "karma hassasiyet", "precisión mixta", "الدقة المختلطة",
+         {"tr": ("karışık hassasiyet", "karma duyarlılık")}, wrong={"tr": ("karma duyarlılık",)},
+         note="Turkish hassasiyet is numerical precision everywhere in the course; duyarlılık is "
+              "recall, a metric."),
     Term("autocast", "autocast (otomatik tür dönüştürme)", "autocast (conversión automática de tipo)",
          "autocast (التحويل التلقائي لنوع البيانات)"),
     Term("gradient scaler", "gradyan ölçekleyici (GradScaler)", "escalador de gradientes (GradScaler)",

@@ -318,10 +318,10 @@ class FormulaLab(Lab):
         ax.legend(fontsize=8)
         show_figure(fig)
         print(t("{layers} checkpointed layers × m={m} × T={T} × hidden={hidden} × {bytes} bytes = {formula}; "
-                "measured {measured} (ratio {ratio}).", layers=result.checkpointed, m=result.micro_batch,
+                "measured {measured} (ratio {ratio:.4f}).", layers=result.checkpointed, m=result.micro_batch,
                 T=result.sequence, hidden=result.hidden, bytes=result.bytes_per_element,
                 formula=format_bytes(result.formula_bytes), measured=format_bytes(result.measured_bytes),
-                ratio=f"{result.ratio:.4f}"))
+                ratio=result.ratio))
         print(formula_note(result))
 
 
@@ -461,3 +461,37 @@ def sequence_terms(by_sequence: dict[int, tuple[int, int]], column: int = 0) -> 
     coef = torch.linalg.lstsq(X, y.unsqueeze(1)).solution.squeeze(1)
     residual = float((X @ coef - y).abs().max())
     return SequenceTerms(float(coef[0]), float(coef[1]), float(coef[2]), residual, float(y[-1] / y[0]))
+
+
+def attention_saved_bytes(seq_len: int, causal: bool, micro_batch: int = 2, heads: int = 4, head_dim: int = 16,
+                          device: str = "cpu") -> int:
+    """Bytes one ``torch.nn.functional.scaled_dot_product_attention`` call keeps for backward
+    beyond its query, key and value (each storage once), at sequence length ``seq_len`` (CK-1).
+
+    ``causal=False`` passes an explicit causal mask, as tiny-gpt does
+    (:func:`gastudy.course.models.causal_mask`, m × 1 × T × T); ``causal=True`` passes no mask and
+    ``is_causal=True``, which lets PyTorch use a fused (flash / memory-efficient) kernel that keeps
+    no T × T tensor. Which kernel runs is PyTorch's choice on ``device``: measure, do not assume.
+    """
+    import torch.nn.functional as F  # noqa: N812 - PyTorch's own spelling
+
+    from gastudy.course.models import causal_mask
+
+    q, k, v = (torch.randn(micro_batch, heads, seq_len, head_dim, device=device, requires_grad=True)
+               for _ in range(3))
+    inputs = {x.untyped_storage().data_ptr() for x in (q, k, v)}
+    kept: dict[int, int] = {}
+
+    def pack(tensor: torch.Tensor) -> torch.Tensor:
+        storage = tensor.untyped_storage()
+        if storage.data_ptr() not in inputs:
+            kept[storage.data_ptr()] = storage.nbytes()
+        return tensor
+
+    positions = torch.arange(seq_len, device=device).expand(micro_batch, seq_len)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        if causal:
+            F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(positions))
+    return sum(kept.values())

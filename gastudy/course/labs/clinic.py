@@ -200,7 +200,7 @@ def _plot_case(case: ClinicCase, ax) -> None:
         ax.bar([t("big batch"), t("logged (pitfall)"), t("logged (fixed)")],
                [b["reference_loss"], b["logged_loss"], a["logged_loss"]], color=["C7", "C3", "C2"])
         ax.set_ylabel(t("loss of the group (nats)"))
-        ax.set_title(t("gradient {k}× smaller than the big batch's", k=f"{b['k']:.3g}"))
+        ax.set_title(t("gradient {k:.3g}× smaller than the big batch's", k=b['k']))
     elif case.detector == "partition_dependence":
         labels = [f"{p['micro_batch']}×{p['accumulation_steps']}" for p in b["partitions"]]
         x = np.arange(len(labels))

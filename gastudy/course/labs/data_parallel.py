@@ -74,8 +74,8 @@ class DenominatorLab(Lab):
         ax.bar(list(gaps), [max(g, 1e-18) for g in gaps.values()], color=["C2", "C3"])
         ax.set_yscale("log")
         ax.set_ylabel(t("relative gap to the big batch"))
-        ax.set_title(t("D={D} processes × m={m} × A={A} = {n} samples (float64)", D=result["replicas"],
-                       m=result["micro_batch"], A=result["accumulation_steps"], n=result["effective_batch"]))
+        ax.set_title(t("m={m} × A={A} × D={D} processes = {n} samples (float64)", m=result["micro_batch"],
+                       A=result["accumulation_steps"], D=result["replicas"], n=result["effective_batch"]))
         show_figure(fig)
         show_table([{"replica": r, "items": items, "total": sum(items)}
                     for r, items in enumerate(result["items_per_microbatch"])],

@@ -368,8 +368,8 @@ class LastGroupLab(Lab):
             print(t("short last group ({n} of A={A} microbatches), policy {policy}: samples {ids} ",
                     n=p.microbatches, A=p.accumulation_steps, policy=repr(p.policy), ids=p.sample_ids)
                   + (t("trained with their own denominator") if p.policy == "keep" else t("NOT trained")))
-            print(t("a constant divisor A would weight it {ratio}× (expected {expected} = {n}/{A})",
-                    ratio=f"{r.constant_divisor_ratio:.4g}", expected=f"{r.expected_ratio:.4g}",
+            print(t("a constant divisor A would weight it {ratio:.4g}× (expected {expected:.4g} = {n}/{A})",
+                    ratio=r.constant_divisor_ratio, expected=r.expected_ratio,
                     n=p.microbatches, A=p.accumulation_steps))
         fig, ax = subplots(figsize=(6, 2.4))
         ax.bar(

@@ -58,7 +58,7 @@ def timeline_summary(timeline: Timeline) -> str:
     text = t("A forward-only check peaks at {forward} above the start; the first group with its update peaks at "
              "{first}{ratio}: gradients ({gradients}) appear in the backward and optimizer state ({state}) only at "
              "the first update.", forward=format_bytes(fwd), first=format_bytes(first),
-             ratio=t(" ({ratio}× the forward-only peak)", ratio=f"{first / fwd:.1f}") if fwd > 0 else "",
+             ratio=t(" ({ratio:.1f}× the forward-only peak)", ratio=first / fwd) if fwd > 0 else "",
              gradients=format_bytes(last.grad_bytes), state=format_bytes(last.optimizer_bytes))
     if any(r.group >= 2 for r in timeline.rows):
         text += " " + t("Steady state (later groups) peaks at {peak}.", peak=format_bytes(timeline.steady_peak))
@@ -255,7 +255,7 @@ def plan_verdict(plan: MemoryPlan) -> str:
                         peak=format_bytes(too_big[-1].peak_bytes))
     share = fixed / best.peak_bytes if best.peak_bytes else 0.0
     if share >= 0.5:
-        text += " " + t("Weights, gradients and optimizer state are {share} of this peak, so shrinking m further "
-                        "barely helps (m={m} peaks at {peak}).", share=f"{share:.0%}", m=smallest.micro_batch,
+        text += " " + t("Weights, gradients and optimizer state are {share:.0%} of this peak, so shrinking m further "
+                        "barely helps (m={m} peaks at {peak}).", share=share, m=smallest.micro_batch,
                         peak=format_bytes(smallest.peak_bytes))
     return text

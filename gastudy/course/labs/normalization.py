@@ -137,7 +137,7 @@ class WeightedMeanLab(Lab):
         for y, v in enumerate([r.weighted, r.all_tokens, r.unweighted]):
             ax.text(v, y, f" {v:.4g}", va="center")
         ax.set_xlabel(t("group loss (nats)"))
-        ax.set_title(t("bias of the mean of means: {bias}", bias=f"{r.bias:+.4g}"))
+        ax.set_title(t("bias of the mean of means: {bias:+.4g}", bias=r.bias))
         show_figure(fig)
 
 
@@ -312,7 +312,7 @@ class CountingLab(Lab):
         fig, ax = subplots(figsize=(5, 2.2))
         ax.barh([t("right"), t("mistaken")], [r.right, r.wrong], color=["tab:green", "tab:red"])
         ax.set_xlabel(t("supervised items (the denominator)"))
-        ax.set_title(t("{kind}: {diff} items", kind=kind_name(r.kind), diff=f"{r.wrong - r.right:+d}"))
+        ax.set_title(t("{kind}: {diff:+d} items", kind=kind_name(r.kind), diff=r.wrong - r.right))
         show_figure(fig)
 
 
@@ -399,7 +399,7 @@ class NormalizationLab(Lab):
             [max(r.rel_diff[n], 1e-18) for n in names],
             color=["tab:green" if r.passed[n] else "tab:red" for n in names],
         )
-        ax.axhline(r.tolerance, color="k", ls=":", label=t("tolerance {tol}", tol=f"{r.tolerance:g}"))
+        ax.axhline(r.tolerance, color="k", ls=":", label=t("tolerance {tol:g}", tol=r.tolerance))
         ax.set_yscale("log")
         ax.set_ylabel("max |Δgrad| / max |grad|")
         ax.legend(fontsize=8)
@@ -469,8 +469,8 @@ class DoubleDivisionLab(Lab):
         )
         ax.axvline(1.0, color="k", ls="--")
         ax.set_xlabel(t("size relative to the big batch"))
-        ax.set_title(t("declared {declared}, A = {A}: gradient ÷ {k}", declared=r.declared, A=r.accumulation_steps,
-                       k=f"{r.k:.3g}"))
+        ax.set_title(t("declared {declared}, A = {A}: gradient ÷ {k:.3g}", declared=r.declared, A=r.accumulation_steps,
+                       k=r.k))
         show_figure(fig)
 
 
@@ -603,9 +603,9 @@ class MeanOfMeansLab(Lab):
                                     "mean of means": t("mean of means"), "bias": t("bias"),
                                     "gradient gap (mean)": t("gradient gap (mean)"),
                                     "gradient gap (tokens)": t("gradient gap (tokens)")})
-        print(t("mean |bias| = {bias} nats; gradient gap of a 'mean' update: {gap} (tokens: {tokens_gap}, "
-                "tolerance {tol})", bias=f"{r.mean_abs_bias:.4g}", gap=f"{r.gradient_gap:.3g}",
-                tokens_gap=f"{r.tokens_gap:.3g}", tol=f"{r.tolerance:g}") + f"\n{r.verdict}")
+        print(t("mean |bias| = {bias:.4g} nats; gradient gap of a 'mean' update: {gap:.3g} (tokens: {tokens_gap:.3g}, "
+                "tolerance {tol:g})", bias=r.mean_abs_bias, gap=r.gradient_gap,
+                tokens_gap=r.tokens_gap, tol=r.tolerance) + f"\n{r.verdict}")
         fig, (ax, gx) = subplots(1, 2, figsize=(10, 2.8))
         x = [row["group"] for row in r.rows]
         ax.plot(x, [row["token-weighted"] for row in r.rows], "o-", label=t("token-weighted"))

@@ -14,6 +14,7 @@ stay as the code spells them.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,9 +84,9 @@ def _same_gradient() -> tuple[str, Evidence]:
 
     gaps = {name: verify_one_update(name, 4, 4).max_rel_diff for name in ("tiny-gpt", "ln-mlp", "bn-mlp")}
     text = t("Only when every layer treats samples independently. One update of A=4 microbatches of m=4 "
-             "against one batch of 16: tiny-gpt differs by {gpt} and the LayerNorm MLP by {ln} (relative, "
-             "float32 rounding), the BatchNorm MLP by {bn} — BatchNorm normalizes each microbatch with its own "
-             "statistics.", gpt=f"{gaps['tiny-gpt']:.1e}", ln=f"{gaps['ln-mlp']:.1e}", bn=f"{gaps['bn-mlp']:.2f}")
+             "against one batch of 16: tiny-gpt differs by {gpt:.1e} and the LayerNorm MLP by {ln:.1e} (relative, "
+             "float32 rounding), the BatchNorm MLP by {bn:.2f} — BatchNorm normalizes each microbatch with its own "
+             "statistics.", gpt=gaps['tiny-gpt'], ln=gaps['ln-mlp'], bn=gaps['bn-mlp'])
     return text, {"tiny_gpt_gap": gaps["tiny-gpt"], "ln_gap": gaps["ln-mlp"], "bn_gap": gaps["bn-mlp"]}
 
 
@@ -97,25 +98,72 @@ def _divide_by_a() -> tuple[str, Evidence]:
     items = steps.record.supervised_tokens
     text = t("Only when every microbatch has the same number of supervised items. On variable-length addition "
              "problems ({items} supervised tokens in 4 microbatches) dividing each microbatch mean by A misses the "
-             "big-batch gradient by {steps} (relative); dividing the summed loss by the group's tokens misses it "
-             "by {tokens}.", items=items, steps=f"{steps.max_rel_diff:.1%}", tokens=f"{tokens.max_rel_diff:.1e}")
+             "big-batch gradient by {steps:.1%} (relative); dividing the summed loss by the group's tokens misses it "
+             "by {tokens:.1e}.", items=items, steps=steps.max_rel_diff, tokens=tokens.max_rel_diff)
     return text, {"steps_gap": steps.max_rel_diff, "tokens_gap": tokens.max_rel_diff,
                   "steps_passed": steps.passed, "tokens_passed": tokens.passed}
 
 
 def _faster() -> tuple[str, Evidence]:
-    from gastudy.course.labs.experiment import best_samples_per_s, steady_timing
-    from gastudy.memory.timing import compare_layouts
+    """The same 16 samples three ways, timed interleaved (one CPU thread): one batch of 16 (m × A =
+    16 × 1), 16 microbatches of 1 accumulated into one update (1 × 16), and 16 updates of 1 sample
+    each (m = 1 without accumulation). Speeds are compared round by round (the median over the
+    rounds of the ratio of two times measured in the same round)."""
+    import statistics
+
+    from gastudy.core.counting import task_of_batch
+    from gastudy.core.engine import Accumulator
+    from gastudy.core.groups import build_group
+    from gastudy.course.labs.experiment import steady_timing
+    from gastudy.memory.timing import time_updates
+    from gastudy.memory.workload import (
+        build_for_measurement,
+        make_optimizer,
+        synthetic_microbatches,
+    )
+
+    kwargs, n = {"hidden": 64, "layers": 2, "heads": 2}, 16
+
+    def run(m: int, accumulation_steps: int) -> tuple[Callable[[], None], int]:
+        """One pass over the n samples in microbatches of m, A per update, on a fresh model; the
+        optimizer steps one pass makes, counted by the engine on a first, untimed pass."""
+        net = build_for_measurement("tiny-gpt", "cpu", 0, kwargs)
+        mbs = synthetic_microbatches(net, m, n // m, 16, 0)  # the same n samples for any m
+        task = task_of_batch(mbs[0])
+        engine = Accumulator(net, make_optimizer("adamw", net), accumulation_steps=accumulation_steps, task=task)
+        groups = [build_group(i, mbs[i:i + accumulation_steps], accumulation_steps, task)
+                  for i in range(0, len(mbs), accumulation_steps)]
+
+        def one_pass() -> None:
+            for group in groups:
+                engine.update(group)
+
+        one_pass()  # creates AdamW's state, and counts
+        return one_pass, engine.counters.updates_applied
 
     with steady_timing("cpu"):
-        runs = compare_layouts(((16, 1), (1, 16)), model="tiny-gpt", repeats=3, seq_len=16,
-                               model_kwargs={"hidden": 64, "layers": 2, "heads": 2})
-    big, acc = (best_samples_per_s(r) for r in runs)
-    text = t("No. The same 16 samples per update ran at {big} samples/s as one batch (16×1) and at {acc} "
-             "samples/s as 16 microbatches of 1 ({ratio}× on this machine). Accumulation buys memory, not speed: "
-             "use it when the batch you want does not fit.", big=f"{big:.0f}", acc=f"{acc:.0f}",
-             ratio=f"{acc / big:.2f}")
-    return text, {"big_batch_samples_per_s": big, "accumulated_samples_per_s": acc, "ratio": acc / big}
+        configs = {"big": run(n, 1), "accumulated": run(1, n), "stepped": run(1, 1)}
+        timings = dict(zip(configs, time_updates([fn for fn, _ in configs.values()], warmup=0, repeats=5)))
+    steps = {name: count for name, (_, count) in configs.items()}
+
+    def per_round(slow: str, fast: str) -> float:
+        return statistics.median(a / b for a, b in zip(timings[slow].times_s, timings[fast].times_s))
+
+    ratio, amortized = per_round("big", "accumulated"), per_round("stepped", "accumulated")
+    best = {name: n / min(timing.times_s) for name, timing in timings.items()}
+    text = t("Not faster than one real batch that fits. The same {n} samples ran at {big:.0f} samples/s as one batch "
+             "(m × A = {n} × 1) and at {acc:.0f} samples/s as {n} microbatches of 1 accumulated into one update "
+             "(1 × {n}): {ratio:.2f}× on this machine, because every microbatch pays its own overhead. Against the same "
+             "microbatch without accumulation it does save work: {n} updates of 1 sample made {stepped_steps} "
+             "optimizer steps and took {amortized:.2f}× the time of the accumulated update, which made "
+             "{accumulated_steps} (on several devices, no_sync also makes one gradient all-reduce per update "
+             "instead of A: chapter 06). Accumulation buys memory, not speed over a batch that fits: use it when "
+             "the batch you want does not fit.", n=n, big=best['big'], acc=best['accumulated'],
+             ratio=ratio, stepped_steps=steps["stepped"], amortized=amortized,
+             accumulated_steps=steps["accumulated"])
+    return text, {"big_batch_samples_per_s": best["big"], "accumulated_samples_per_s": best["accumulated"],
+                  "stepped_samples_per_s": best["stepped"], "ratio": ratio, "amortized": amortized,
+                  "steps_accumulated": steps["accumulated"], "steps_without": steps["stepped"]}
 
 
 def _memory_saved() -> tuple[str, Evidence]:
@@ -124,10 +172,10 @@ def _memory_saved() -> tuple[str, Evidence]:
     kw = {"hidden": 128, "layers": 4, "heads": 4}
     big, small = (measure_peak(m, a, "tiny-gpt", model_kwargs=kw, groups=1) for m, a in ((16, 1), (2, 8)))
     text = t("The activations shrink with m; nothing else does. For 16 samples per update on tiny-gpt (hidden "
-             "128), one microbatch's saved activations drop from {big} (m=16) to {small} (m=2, A=8), an {cut}× "
+             "128), one microbatch's saved activations drop from {big} (m=16) to {small} (m=2, A=8), an {cut:.1f}× "
              "cut. Weights, gradients and AdamW state stay at {fixed} either way; the measured process peaks were "
              "{peak_big} and {peak_small}.", big=format_bytes(big.saved_bytes), small=format_bytes(small.saved_bytes),
-             cut=f"{big.saved_bytes / small.saved_bytes:.1f}", fixed=format_bytes(big.fixed_bytes),
+             cut=big.saved_bytes / small.saved_bytes, fixed=format_bytes(big.fixed_bytes),
              peak_big=format_bytes(big.peak_bytes), peak_small=format_bytes(small.peak_bytes))
     return text, {"saved_m16": big.saved_bytes, "saved_m2": small.saved_bytes, "fixed_m16": big.fixed_bytes,
                   "fixed_m2": small.fixed_bytes, "peak_m16": big.peak_bytes, "peak_m2": small.peak_bytes}
@@ -139,10 +187,10 @@ def _learning_rate() -> tuple[str, Evidence]:
 
     a4, a8 = (count_updates(1000, BatchPlan(8, a)).updates for a in (4, 8))
     text = t("The course cannot give you a rule, but it can show what changed. On 1000 samples with m=8, A=4 "
-             "makes {a4} updates per epoch and A=8 makes {a8}: a schedule written in updates now ends {ratio}× "
-             "sooner in samples. Decide whether to keep the number of updates or the samples seen, and whether to "
+             "makes {a4} updates per epoch and A=8 makes {a8}: a schedule written in updates now ends {ratio:.0f}× "
+             "later in samples (each update sees {ratio:.0f}× the samples). Decide whether to keep the number of updates or the samples seen, and whether to "
              "scale the learning rate — then write that assumption into the run record.", a4=a4, a8=a8,
-             ratio=f"{a4 / a8:.0f}")
+             ratio=a4 / a8)
     return text, {"updates_a4": a4, "updates_a8": a8}
 
 
@@ -155,10 +203,10 @@ def _scheduler() -> tuple[str, Evidence]:
     wrong, right = diagnose_schedule_drift(scheduler_per_microbatch, setup), diagnose_schedule_drift(correct_update, setup)
     w, r = wrong.evidence, right.evidence
     text = t("No — once per applied update. Over {updates} updates of A={A} microbatches, a per-microbatch "
-             "scheduler stepped {wrong} times and left the learning rate at {lr} instead of {expected}; stepped "
+             "scheduler stepped {wrong} times and left the learning rate at {lr:.4g} instead of {expected:.4g}; stepped "
              "per update it took {right} steps, as planned.", updates=w["applied_updates"],
-             A=w["accumulation_steps"], wrong=w["scheduler_steps"], lr=f"{w['lr'][-1]:.4g}",
-             expected=f"{w['expected_lr'][-1]:.4g}", right=r["scheduler_steps"])
+             A=w["accumulation_steps"], wrong=w["scheduler_steps"], lr=w['lr'][-1],
+             expected=w['expected_lr'][-1], right=r["scheduler_steps"])
     return text, {"wrong_steps": w["scheduler_steps"], "right_steps": r["scheduler_steps"],
                   "applied": w["applied_updates"], "wrong_fired": wrong.fired, "right_fired": right.fired}
 
@@ -207,8 +255,8 @@ def _checkpoint_gradient() -> tuple[str, Evidence]:
         ckpt = reference_gradients(model, mbs)
     max_abs, max_rel = compare_gradients(ckpt, plain)
     text = t("No. Checkpointing recomputes the same forward during backward; it changes memory and time, not the "
-             "maths. On tiny-gpt the gradients with and without checkpointing every layer differ by {abs_diff} at "
-             "most (relative {rel_diff}).", abs_diff=f"{max_abs:.1e}", rel_diff=f"{max_rel:.1e}")
+             "maths. On tiny-gpt the gradients with and without checkpointing every layer differ by {abs_diff:.1e} at "
+             "most (relative {rel_diff:.1e}).", abs_diff=max_abs, rel_diff=max_rel)
     return text, {"max_abs_diff": max_abs, "max_rel_diff": max_rel}
 
 
@@ -266,9 +314,9 @@ def _fp16_skips() -> tuple[str, Evidence]:
     rest = [engine.update(g) for g in groups[1:]]
     c = engine.counters
     text = t("Yes, and the counters must say so. With an overflow injected into the first group, the scaler "
-             "skipped that update and lowered the scale from {before} to {after}: {attempted} updates attempted, "
+             "skipped that update and lowered the scale from {before:g} to {after:g}: {attempted} updates attempted, "
              "{applied} applied, {scheduler} scheduler steps — the schedule follows the applied updates.",
-             before=f"{first.scale:g}", after=f"{rest[0].scale:g}", attempted=c.updates_attempted,
+             before=first.scale, after=rest[0].scale, attempted=c.updates_attempted,
              applied=c.updates_applied, scheduler=c.scheduler_steps)
     return text, {"attempted": c.updates_attempted, "applied": c.updates_applied,
                   "scheduler_steps": c.scheduler_steps, "first_applied": first.applied,
@@ -302,8 +350,8 @@ def _bit_identical() -> tuple[str, Evidence]:
     drift64 = weight_drift(2, 4, 10, torch.float64)
     text = t("Because floating-point addition is not associative: A microbatches add in another order than one "
              "batch. After 10 AdamW updates of tiny-gpt trained both ways on the same samples, the largest weight "
-             "difference is {fp32} in float32 and {fp64} in float64. Verify one update against a tolerance; "
-             "compare finished runs by their metrics.", fp32=f"{drift32:.1e}", fp64=f"{drift64:.1e}")
+             "difference is {fp32:.1e} in float32 and {fp64:.1e} in float64. Verify one update against a tolerance; "
+             "compare finished runs by their metrics.", fp32=drift32, fp64=drift64)
     return text, {"drift_fp32": drift32, "drift_fp64": drift64}
 
 
@@ -347,12 +395,12 @@ def _checkpoint_vs_accumulate() -> tuple[str, Evidence]:
     accumulated = verify_one_update("tiny-gpt", 2, 4).max_rel_diff
     bn = verify_one_update("bn-mlp", 2, 4).max_rel_diff
     text = t("They answer different problems. Checkpointing keeps the batch and recomputes: its gradient equals the "
-             "un-checkpointed one to {ckpt} (the same operations run again). Accumulation splits the batch: its "
-             "gradient matches the big batch within rounding ({accumulated} relative on tiny-gpt) only when every "
-             "layer treats samples independently — with BatchNorm it is off by {bn}. So: if one sample's "
+             "un-checkpointed one to {ckpt:.1e} (the same operations run again). Accumulation splits the batch: its "
+             "gradient matches the big batch within rounding ({accumulated:.1e} relative on tiny-gpt) only when every "
+             "layer treats samples independently — with BatchNorm it is off by {bn:.2f}. So: if one sample's "
              "activations are the problem (long sequences), checkpoint; if you want a bigger batch than fits, "
              "accumulate; if neither is enough, combine them (chapter 08 measures the product).",
-             ckpt=f"{ckpt_abs:.1e}", accumulated=f"{accumulated:.1e}", bn=f"{bn:.2f}")
+             ckpt=ckpt_abs, accumulated=accumulated, bn=bn)
     return text, {"ckpt_max_abs": ckpt_abs, "accumulated_rel": accumulated, "bn_rel": bn}
 
 
@@ -362,7 +410,9 @@ def _hugging_face() -> tuple[str, Evidence]:
     if not hf_available():
         return t("Not measured here: {note} Without the measurement, the rule from the Hugging Face guide: the "
                  "Trainer divides the summed loss by the group's supervised tokens (num_items_in_batch) when the "
-                 "model accepts it; a custom loss must do the same and declare it (loss_is_scaled_for_ga).",
+                 "model accepts loss kwargs or a compute_loss_func is given (otherwise: each microbatch's mean ÷ "
+                 "gradient_accumulation_steps); across devices average_tokens_across_devices decides whether the "
+                 "count is global; a custom loss must do the same and declare it (loss_is_scaled_for_ga).",
                  note=skip_note(t("the Trainer measurement"))), {"measured": False}
     from gastudy.core.data import pad_collate
     from gastudy.course.bridge import (
@@ -377,17 +427,36 @@ def _hugging_face() -> tuple[str, Evidence]:
     samples = [data[i] for i in range(8)]
     microbatches = [pad_collate(samples[i:i + 2]) for i in range(0, 8, 2)]
     model = tiny_causal_lm(seed=0)
-    grads = trainer_gradient(model, samples, training_arguments(2, 4))  # one update, the Trainer's defaults
+    args = training_arguments(2, 4)
+    grads = trainer_gradient(model, samples, args)  # one update, the Trainer's defaults
     cmp = compare_with_gastudy(grads, model, microbatches)
     steps = compare_with_gastudy(grads, model, microbatches, "steps")
-    text = t("With its defaults, yes. One Trainer update (per_device_train_batch_size=2, "
+    # the same model, declared not to accept loss kwargs (a forward without **kwargs): the Trainer
+    # cannot hand it num_items_in_batch and falls back to its mean loss ÷ gradient_accumulation_steps
+    plain = copy.deepcopy(model)
+    plain.accepts_loss_kwargs = False
+    fallback = trainer_gradient(plain, samples, args)
+    fallback_tokens = compare_with_gastudy(fallback, model, microbatches)
+    fallback_steps = compare_with_gastudy(fallback, model, microbatches, "steps")
+    across = getattr(args, "average_tokens_across_devices", None)
+    text = t("Only when it can hand the count to the loss: the model's forward accepts loss kwargs (a **kwargs "
+             "parameter, as Transformers' causal LMs have) or the Trainer is given a compute_loss_func. Then it "
+             "counts the group's supervised tokens (num_items_in_batch) before the first backward and divides the "
+             "summed loss by them: one Trainer update (per_device_train_batch_size=2, "
              "gradient_accumulation_steps=4) of a tiny GPT-2 on variable-length samples gives the gradient of "
-             "gastudy's token-normalized engine to {tokens} (relative), and is {steps} away from a ÷A normalization. "
-             "The Trainer counts the group's supervised tokens (num_items_in_batch) before the first backward. A "
-             "custom compute_loss must divide its summed loss by that count — and the Trainer subclass must say so "
-             "with loss_is_scaled_for_ga = True, or the loss is divided by A once more (chapter 03).",
-             tokens=f"{cmp.max_rel:.1e}", steps=f"{steps.max_rel:.1%}")
-    return text, {"measured": True, "tokens_rel": cmp.max_rel, "tokens_passed": cmp.passed, "steps_rel": steps.max_rel}
+             "gastudy's token-normalized engine to {tokens:.1e} (relative), and is {steps:.1%} away from a ÷A "
+             "normalization. The same model without loss kwargs gets its own mean loss ÷ "
+             "gradient_accumulation_steps: {fallback_steps:.1e} from gastudy's ÷A update, {fallback_tokens:.1%} from the "
+             "token-normalized one. Across devices, average_tokens_across_devices (here {across}) decides: on, the "
+             "count is summed over all processes and the loss multiplied by their number (chapter 06's global "
+             "denominator); off, each device divides by its own count. A custom compute_loss must divide its summed "
+             "loss by num_items_in_batch — and a Trainer subclass must say so with loss_is_scaled_for_ga = True, or "
+             "the loss is divided by A once more (chapter 03).",
+             tokens=cmp.max_rel, steps=steps.max_rel, fallback_steps=fallback_steps.max_rel,
+             fallback_tokens=fallback_tokens.max_rel, across=across)
+    return text, {"measured": True, "tokens_rel": cmp.max_rel, "tokens_passed": cmp.passed, "steps_rel": steps.max_rel,
+                  "fallback_steps_passed": fallback_steps.passed, "fallback_tokens_passed": fallback_tokens.passed,
+                  "fallback_tokens_rel": fallback_tokens.max_rel, "average_tokens_across_devices": across}
 
 
 QUESTIONS: dict[str, Question] = {q.key: q for q in [

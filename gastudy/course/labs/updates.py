@@ -230,9 +230,9 @@ class StepDiagramLab(Lab):
                                     "items": t("items"), "items so far": t("items so far"), "norm": t("norm"),
                                     "rel. gap to big batch": t("rel. gap to big batch")})
         print(t("→ optimizer.step() with G1+…+G{A} (= one batch of {batch}), then zero_grad().   "
-                "max |Δ| = {abs_diff}, relative {rel_diff} (tolerance {tol} in {dtype}); parameters {state} "
+                "max |Δ| = {abs_diff:.3g}, relative {rel_diff:.3g} (tolerance {tol:g} in {dtype}); parameters {state} "
                 "during the group", A=r.accumulation_steps, batch=r.micro_batch * r.accumulation_steps,
-                abs_diff=f"{r.max_abs_diff:.3g}", rel_diff=f"{r.max_rel_diff:.3g}", tol=f"{r.tolerance:g}",
+                abs_diff=r.max_abs_diff, rel_diff=r.max_rel_diff, tol=r.tolerance,
                 dtype=r.dtype, state=t("unchanged") if r.params_unchanged else t("CHANGED")))
         fig, a, b = self._figure()
         steps = [row["step"] for row in r.rows]
@@ -241,7 +241,7 @@ class StepDiagramLab(Lab):
         a.set_ylim(0, 1.35 * max(r.big_batch_norm, *(row["norm"] for row in r.rows)))  # room for the legend
         a.legend(fontsize=8, loc="upper left", ncol=2)
         b.plot(steps, [max(row["rel. gap to big batch"], 1e-18) for row in r.rows], "o-", color="tab:blue")
-        b.axhline(r.tolerance, color="r", ls=":", label=t("tolerance {tol}", tol=f"{r.tolerance:g}"))
+        b.axhline(r.tolerance, color="r", ls=":", label=t("tolerance {tol:g}", tol=r.tolerance))
         b.relim()
         b.autoscale_view(scalex=False)
         b.legend(fontsize=8)
@@ -273,37 +273,37 @@ class StepDiagramLab(Lab):
 
 
 # ------------------------------------------------------------------ GA-1: activation memory
-SPLITS = ["1×32", "2×16", "4×8", "8×4", "16×2", "32×1"]  # A × m, 32 samples in total
+SPLITS = ["32×1", "16×2", "8×4", "4×8", "2×16", "1×32"]  # m × A, 32 samples in total
 
 
 @dataclass
 class ActivationMemoryResult:
-    """Saved-for-backward bytes of the largest microbatch, per A×m split of the same samples.
+    """Saved-for-backward bytes of the largest microbatch, per m × A split of the same samples.
     Course: GA-1."""
 
     bytes_by_split: dict[str, int]
     selected: str
     seq_len: int
-    ratio_1x32_to_4x8: float
+    ratio_32x1_to_8x4: float
 
 
 class ActivationMemoryLab(Lab):
-    """GA-1: peak activation memory of A×m splits of 32 samples, measured.
+    """GA-1: peak activation memory of m × A splits of 32 samples, measured.
 
     For each split the lab runs a forward of every microbatch and measures the exact bytes
     autograd keeps for backward (:func:`gastudy.memory.saved.saved_bytes`); the split's peak is the
-    largest microbatch's. ``result.ratio_1x32_to_4x8`` is about 4: one batch of 32 keeps four
+    largest microbatch's. ``result.ratio_32x1_to_8x4`` is about 4: one batch of 32 keeps four
     times what one microbatch of 8 keeps.
     Course: GA-1.
     """
 
-    def __init__(self, split: str = "4×8", seq_len: int = 16):
+    def __init__(self, split: str = "8×4", seq_len: int = 16):
         import ipywidgets as w
 
-        self.title = t("GA-1 · activation memory of one microbatch: A×m splits of 32 samples")
+        self.title = t("GA-1 · activation memory of one microbatch: m × A splits of 32 samples")
         self._cache: dict[int, dict[str, int]] = {}
         super().__init__(
-            split=w.Dropdown(options=SPLITS, value=split, description="A×m"),
+            split=w.Dropdown(options=SPLITS, value=split, description="m×A"),
             seq_len=int_slider(seq_len, 8, 32, t("sequence"), step=8),
         )
 
@@ -315,12 +315,12 @@ class ActivationMemoryLab(Lab):
             model = build_model("tiny-gpt", layers=2).train()
             measured = {}
             for s in SPLITS:
-                A, m = (int(x) for x in s.split("×"))
+                m, A = (int(x) for x in s.split("×"))
                 mbs = synthetic_microbatches(model, m, A, seq_len)
                 measured[s] = max(saved_bytes(model, mb).total for mb in mbs)
             self._cache[seq_len] = measured
         measured = self._cache[seq_len]
-        return ActivationMemoryResult(measured, split, seq_len, measured["1×32"] / measured["4×8"])
+        return ActivationMemoryResult(measured, split, seq_len, measured["32×1"] / measured["8×4"])
 
     def render(self, r: ActivationMemoryResult) -> None:
         from gastudy.memory.saved import format_bytes
@@ -329,12 +329,12 @@ class ActivationMemoryLab(Lab):
         names = list(r.bytes_by_split)
         kib = [r.bytes_by_split[n] / 1024 for n in names]
         ax.bar(names, kib, color=["tab:orange" if n == r.selected else "tab:gray" for n in names])
-        ax.set_xlabel(t("A × m (same 32 samples)"))
+        ax.set_xlabel(t("m × A (same 32 samples)"))
         ax.set_ylabel(t("KiB saved for backward"))
         ax.set_title(t("sequence {seq_len}: {split} keeps {size}", seq_len=r.seq_len, split=r.selected,
                        size=format_bytes(r.bytes_by_split[r.selected])))
         show_figure(fig)
-        print(t("1×32 keeps {ratio}× what 4×8 keeps per microbatch.", ratio=f"{r.ratio_1x32_to_4x8:.2f}"))
+        print(t("32×1 keeps {ratio:.2f}× what 8×4 keeps per microbatch.", ratio=r.ratio_32x1_to_8x4))
 
 
 # ------------------------------------------------------------------ GA-3: the two knobs
