@@ -49,7 +49,8 @@ def site(tmp_path_factory):
     """The site built for ``CHAPTERS`` (English and Arabic), then moved elsewhere: it must not depend
     on where it was built."""
     root = tmp_path_factory.mktemp("site")
-    build_site(root / "built", ROOT / "notebooks", names=CHAPTERS, progress=False, languages=("en", "tr", "es", "ar"))
+    build_site(root / "built", ROOT / "notebooks", names=CHAPTERS, progress=False, languages=("en", "tr", "es", "ar"),
+               timeout=60)
     stick = shutil.copytree(root / "built", root / "usb stick" / "course")  # a space in the path, too
     shutil.rmtree(root / "built")
     return Path(stick)

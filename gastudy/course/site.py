@@ -284,8 +284,15 @@ async def _execute_copy_async(path: Path, workdir: Path, timeout: int, kernel_na
     nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
     workdir.mkdir(parents=True, exist_ok=True)
     shutil.copy(path, workdir / path.name)  # relative reads inside the notebook still work
+    from traitlets.config import Config
+
+    # The kernel talks over Unix sockets named after its own connection file, never over TCP ports:
+    # a port chosen free can be taken by another kernel (a JupyterLab beside the build) before this
+    # one binds it, and the build then waits on a kernel that is not its own.
     client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, store_widget_state=True,
-                            resources={"metadata": {"path": str(workdir)}})
+                            resources={"metadata": {"path": str(workdir)}},
+                            config=Config({"KernelManager": {"transport": "ipc",
+                                                             "ip": str(workdir.resolve() / "kernel")}}))
     try:
         await client.async_execute(**({"env": env} if env else {}))
     except CellExecutionError as err:
