@@ -93,9 +93,10 @@ class LabServer:
 
 
 @contextmanager
-def jupyterlab(notebooks: Path = ROOT / "notebooks") -> Iterator[LabServer]:
+def jupyterlab(notebooks: Path = ROOT / "notebooks", extra_args: tuple[str, ...] = ()) -> Iterator[LabServer]:
     """A JupyterLab on a free loopback port with a random token, serving a *copy* of the course
-    (autosave never touches the repository); stopped and removed at the end."""
+    (autosave never touches the repository); stopped and removed at the end. ``extra_args`` are
+    added to ``jupyter lab``'s command line."""
     tmp = Path(tempfile.mkdtemp(prefix="gastudy-browser-"))
     folder = tmp / "notebooks"
     shutil.copytree(notebooks, folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
@@ -107,7 +108,7 @@ def jupyterlab(notebooks: Path = ROOT / "notebooks") -> Iterator[LabServer]:
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
     log = open(tmp / "server.log", "w")  # noqa: SIM115 - closed below
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-               f"--IdentityProvider.token={token}", f"--notebook-dir={folder}", "--LabApp.expose_app_in_browser=True"]
+               f"--IdentityProvider.token={token}", f"--notebook-dir={folder}", "--LabApp.expose_app_in_browser=True", *extra_args]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp)

@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from gastudy.cli.lab import cmd_lab
 from gastudy.cli.options import (
     MAX_COUNT,
     Parser,
@@ -23,7 +24,6 @@ from gastudy.cli.options import (
     ip_address,
     nonempty,
     normalization_of,
-    notebooks_dir,
     real,
     record_text,
     torchrun_env_error,
@@ -101,33 +101,6 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_lab(args: argparse.Namespace) -> int:
-    try:
-        folder = notebooks_dir()
-    except FileNotFoundError as e:
-        return fail(args, str(e))
-    if args.lang != "en":
-        edition = folder / args.lang
-        if not any(edition.glob("*.ipynb")):
-            return fail(args, f"--lang {args.lang}: no notebooks in {edition}; generate the edition with "
-                              f"`gastudy editions --lang {args.lang}`, or open the English course (--lang en)")
-        folder = edition
-    command = [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={folder}", f"--port={args.port}",
-               "--ServerApp.open_browser=" + ("False" if args.no_browser else "True"),
-               "--ip=" + args.ip, *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])]
-    if args.json:
-        emit(args, {"notebooks": str(folder), "command": command, "started": not args.dry_run}, "")
-        sys.stdout.flush()
-    else:
-        print("Starting JupyterLab on", folder, "— open the URL it prints (http://127.0.0.1:...).", flush=True)
-    if args.dry_run:
-        if not args.json:
-            print(" ".join(command))
-        return 0
-    os.execv(sys.executable, command)
-    return 0  # pragma: no cover
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = Parser(prog="gastudy", description=__doc__.splitlines()[0])
@@ -176,7 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="print the command instead of starting")
     p.add_argument("--json", action="store_true", help="print one JSON object (the folder and the command)")
     p.add_argument("--lang", choices=("en", "tr", "es", "ar"), default="en",
-                   help="the edition to open: en (default), tr (Türkçe), es (Español), ar (العربية)")
+                   help="the edition to open, and the language of JupyterLab's menus: en (default), "
+                        "tr (Türkçe), es (Español), ar (العربية)")
+    p.add_argument("--no-install", action="store_true",
+                   help="do not pip-install a missing JupyterLab language pack (the menus stay in English)")
     p.set_defaults(func=cmd_lab)
 
     from gastudy.cli.check_loop import add_check_loop_parser
