@@ -302,3 +302,29 @@ def test_the_arabic_edition_isolates_every_code_span_and_block():
             assert len(fences) * 2 == cell.source.count("```"), f"{path.name}: a fenced block reads right to left"
             blocks += len(fences)
     assert spans > 400 and blocks >= 3
+
+
+def test_further_reading_links_point_to_the_learners_language_where_the_page_exists():
+    from gastudy.course.i18n.reading import TRANSLATED_PAGES, localize_links
+
+    text = ("[a](https://huggingface.co/docs/transformers/main/en/grad_accumulation) "
+            "[b](https://huggingface.co/docs/transformers/main/en/trainer_recipes#custom-loss-function) "
+            "[c](https://huggingface.co/docs/transformers/v4.46.0/en/grad_checkpointing#x) "
+            "[d](https://pytorch.org/docs/stable/checkpoint.html)")
+    assert localize_links(text, "ar") == text.replace("main/en/grad_acc", "main/ar/grad_acc").replace(
+        "v4.46.0/en/grad_check", "v4.46.0/ar/grad_check")
+    assert localize_links(text, "es") == text.replace("main/en/grad_acc", "main/es/grad_acc")
+    assert localize_links(text, "tr") == text and localize_links(text, "xx") == text
+    # "grad_accumulation_extra" is another page: only a whole page name is swapped
+    other = "(https://huggingface.co/docs/transformers/main/en/grad_accumulation_extra)"
+    assert localize_links(other, "es") == other
+    for code, pages in TRANSLATED_PAGES.items():
+        english_only = re.compile(r"https://huggingface\.co/docs/transformers/[^/]+/en/(" + "|".join(pages or ["-"])
+                                  + r")\b")
+        localized = 0
+        for notebook in sorted((NOTEBOOKS / code).glob("*.ipynb")):
+            for cell in nbformat.read(notebook, as_version=4).cells:
+                if cell.cell_type == "markdown":
+                    assert not english_only.search(cell.source), f"{notebook.name} {cell.get('id')}"
+                    localized += len(re.findall(rf"huggingface\.co/docs/transformers/[^/]+/{code}/", cell.source))
+        assert localized >= (3 if pages else 0), (code, localized)

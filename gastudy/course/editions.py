@@ -18,7 +18,9 @@ cell, ``msgctxt`` the cell's stable id, ``msgid`` its English text, the notebook
   from an English text that has changed since);
 - Arabic markdown is wrapped in ``<div dir="rtl">`` so that it reads right to left, and what is
   written left to right inside it is isolated (:func:`isolate_left_to_right`): code blocks and
-  diagrams, inline code, formulas and signed numbers keep their order.
+  diagrams, inline code, formulas and signed numbers keep their order;
+- a link to a Hugging Face guide points to the page in the edition's language where one exists
+  (:mod:`gastudy.course.i18n.reading`).
 
 :func:`build_editions` rewrites the editions (the ``gastudy editions`` command and ``python3 dev.py
 editions`` call it); :func:`update_translation_files` merges the template of the English cells
@@ -40,6 +42,7 @@ from babel.messages.catalog import Catalog
 from gastudy.course import i18n
 from gastudy.course.i18n import LANGUAGES, RIGHT_TO_LEFT
 from gastudy.course.i18n.catalogs import merge, new_catalog, read_catalog, usable, write_catalog
+from gastudy.course.i18n.reading import localize_links
 
 EDITIONS = tuple(code for code in LANGUAGES if code != "en")
 SET_LANGUAGE_ID = "gastudy-set-language"
@@ -148,6 +151,7 @@ def _set_language_cell(code: str) -> nbformat.NotebookNode:
 
 
 def _localize(text: str, code: str) -> str:
+    text = localize_links(text, code)
     if code not in RIGHT_TO_LEFT:
         return text
     return f'<div dir="rtl" lang="{code}">\n\n{isolate_left_to_right(text)}\n\n</div>'
