@@ -13,7 +13,12 @@ import json
 import pytest
 from browser_support import CHROMIUM_ARGS, ROOT, chromium_path, jupyterlab, suite_marks
 
-from gastudy.cli.lab import LANGUAGE_PACKS, LanguagePack, locale_settings_path, write_locale_settings
+from gastudy.cli.lab import (
+    LANGUAGE_PACKS,
+    LanguagePack,
+    locale_settings_path,
+    write_locale_settings,
+)
 from gastudy.cli.main import main
 
 MENUS = ("File", "Edit", "View", "Run", "Kernel", "Tabs", "Settings", "Help")

@@ -19,6 +19,8 @@ cell, ``msgctxt`` the cell's stable id, ``msgid`` its English text, the notebook
 - Arabic markdown is wrapped in ``<div dir="rtl">`` so that it reads right to left, and what is
   written left to right inside it is isolated (:func:`isolate_left_to_right`): code blocks and
   diagrams, inline code, formulas and signed numbers keep their order;
+- the instructors' guide (``WORKSHOP.md``) is translated the same way, block by block
+  (:func:`guide_blocks`), into ``notebooks/<lang>/WORKSHOP.md``;
 - a link to a Hugging Face guide points to the page in the edition's language where one exists
   (:mod:`gastudy.course.i18n.reading`).
 
@@ -141,7 +143,85 @@ def template(notebooks_dir: str | Path = "notebooks") -> Catalog:
         for cell in _read_english(notebook).cells:
             if cell.cell_type == "markdown" and cell.source.strip():
                 pot.add(cell.source.strip(), context=cell["id"], locations=[(notebook.name, None)])
+    for guide in english_guides(notebooks_dir):
+        for context, block in guide_blocks(guide.read_text(encoding="utf-8"), guide.name):
+            if context is not None:
+                pot.add(block, context=context, locations=[(guide.name, None)])
     return pot
+
+
+GUIDES = ("WORKSHOP.md",)
+"""The instructors' guides beside the notebooks, translated block by block like a notebook's cells."""
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+
+
+def english_guides(notebooks_dir: str | Path = "notebooks") -> list[Path]:
+    """The guides of :data:`GUIDES` that exist in ``notebooks_dir``."""
+    return [Path(notebooks_dir) / name for name in GUIDES if (Path(notebooks_dir) / name).is_file()]
+
+
+def guide_blocks(text: str, name: str) -> list[tuple[str | None, str]]:
+    """A Markdown guide cut into blocks (paragraphs, lists, tables, headings, fenced code):
+    ``(context, block)`` in order. A block is what lies between blank lines, a fenced block whole.
+    ``context`` is ``"<name> <heading> ¶<n>"`` — the heading the block is under and its place
+    there — so that a block added to one section leaves the others' entries where they are;
+    ``None`` for fenced code, which is copied, not translated."""
+    blocks: list[str] = []
+    current: list[str] = []
+    fence = None
+    for line in text.splitlines():
+        opened = _FENCE.match(line)
+        if fence is None and opened and not current:
+            fence = opened.group(2)
+        elif fence is not None and line.strip().startswith(fence):
+            current.append(line)
+            blocks.append("\n".join(current))
+            current, fence = [], None
+            continue
+        if fence is None and not line.strip():
+            if current:
+                blocks.append("\n".join(current))
+            current = []
+            continue
+        current.append(line)
+    if current:
+        blocks.append("\n".join(current))
+    out: list[tuple[str | None, str]] = []
+    heading, count = "", 0
+    for block in blocks:
+        if _FENCE.match(block):
+            out.append((None, block))
+            continue
+        found = _HEADING.match(block)
+        if found and "\n" not in block:
+            heading, count = found.group(2).strip(), 0
+        out.append((f"{name} {heading} ¶{count}", block))
+        count += 1
+    return out
+
+
+def translate_guide(guide: Path, code: str, catalog: Catalog) -> tuple[str, list[CellStatus]]:
+    """The guide ``guide`` in language ``code``: (its text, status per translatable block); a
+    block without a usable translation stays in English, fenced code is copied."""
+    texts, statuses = [], []
+    contexts_with_text = {m.context for m in catalog if m.id and m.string}
+    for context, block in guide_blocks(guide.read_text(encoding="utf-8"), guide.name):
+        if context is None:
+            texts.append(block)
+            continue
+        entry = catalog.get(block, context=context)
+        if entry is not None and usable(entry):
+            texts.append(entry.string)
+            state = "ok"
+        else:
+            texts.append(block)
+            state = "stale" if context in contexts_with_text else "missing"
+        statuses.append(CellStatus(guide.name, context, state))
+    text = localize_links("\n\n".join(texts), code)
+    if code in RIGHT_TO_LEFT:
+        text = f'<div dir="rtl" lang="{code}">\n\n{isolate_left_to_right(text)}\n\n</div>'
+    return text + "\n", statuses
 
 
 def _set_language_cell(code: str) -> nbformat.NotebookNode:
@@ -211,8 +291,8 @@ def _isolate_runs(text: str) -> str:
                 start += 1
             elif core[-1:] in (".", ",", ":", " ") or (unbalanced and core[-1:] in ("(", ")")):
                 end -= 1
-            elif len(re.findall(r"\*+", core)) % 2:  # half of an emphasis: the stars at the edge
-                edge = re.match(r"\*+", core) or re.search(r"\*+$", core)
+            elif len(re.findall(r"\*+", core)) % 2 and (edge := re.match(r"\*+", core) or re.search(r"\*+$", core)):
+                # half of an emphasis: the stars at the edge go back to the sentence
                 start, end = (start + edge.end(), end) if edge.start() == 0 else (start, start + edge.start())
             else:
                 break
@@ -294,6 +374,8 @@ def translation_status(code: str, notebooks_dir: str | Path = "notebooks") -> Ed
         _, statuses = translate_notebook(notebook, code, catalog)
         report.notebooks.append(notebook.name)
         report.cells += statuses
+    for guide in english_guides(notebooks_dir):
+        report.cells += translate_guide(guide, code, catalog)[1]
     report.orphans = _orphans(catalog, report.cells)
     if _is_course(notebooks_dir):
         report.sentences = _sentences(code)
@@ -312,6 +394,8 @@ def build_editions(languages: tuple[str, ...] = EDITIONS, notebooks_dir: str | P
     catalogs = {code: load_catalog(code, notebooks_dir) for code in languages}
     built = {code: [(notebook, *translate_notebook(notebook, code, catalogs[code])) for notebook in notebooks]
              for code in languages}
+    guides = {code: [(guide, *translate_guide(guide, code, catalogs[code])) for guide in english_guides(notebooks_dir)]
+              for code in languages}
     reports = []
     for code in languages:
         report = EditionReport(code)
@@ -323,6 +407,14 @@ def build_editions(languages: tuple[str, ...] = EDITIONS, notebooks_dir: str | P
                 target.mkdir(parents=True, exist_ok=True)
                 nbformat.write(nb, str(path))
                 report.notebooks.append(notebook.name)
+            elif path.exists():
+                path.unlink()
+        for guide, text, statuses in guides[code]:
+            report.cells += statuses
+            path = target / guide.name
+            if any(s.state == "ok" for s in statuses):
+                target.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
             elif path.exists():
                 path.unlink()
         report.orphans = _orphans(catalogs[code], report.cells)
