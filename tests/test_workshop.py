@@ -173,3 +173,25 @@ def test_the_three_hours_are_hands_on_with_predictions_and_live_exercises():
         assert set(done) <= exercises_of(stem), f"{stem}: live exercises {done} are not this chapter's"
         live += done
     assert len(live) >= 3, f"only {len(live)} live exercises: {live}"
+
+
+def schedule(text: str) -> list[tuple[int, str, int]]:
+    """Every agenda row of a guide, in order: (start minute, notebook or '-', minutes)."""
+    return [(int(h) * 60 + int(m), block.strip() if tick else "-", int(minutes))
+            for h, m, tick, block, minutes, _ in ROW.findall(text)]
+
+
+@pytest.mark.parametrize("code", ["tr", "es", "ar"])
+def test_each_editions_guide_keeps_the_agendas_ids_and_commands(code):
+    """notebooks/<code>/WORKSHOP.md (generated from the catalog) has the English guide's agenda
+    rows — same start times, notebooks and minutes —, the same predictions and exercises, and the
+    same commands; what is not translated yet stays English, so a missing guide is a failure."""
+    english = GUIDE.read_text(encoding="utf-8")
+    path = NOTEBOOKS / code / "WORKSHOP.md"
+    assert path.exists(), f"no {code} guide: translate WORKSHOP.md's entries and run `gastudy editions --lang {code}`"
+    edition = path.read_text(encoding="utf-8")
+    assert schedule(edition) == schedule(english)
+    assert sorted(set(QUESTION.findall(edition))) == sorted(set(QUESTION.findall(english)))
+    assert set(EXERCISE.findall(english)) <= set(EXERCISE.findall(edition))
+    fences = re.compile(r"^```.*?^```", re.M | re.S)
+    assert fences.findall(edition) == fences.findall(english)
