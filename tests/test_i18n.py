@@ -328,3 +328,42 @@ def test_further_reading_links_point_to_the_learners_language_where_the_page_exi
                     assert not english_only.search(cell.source), f"{notebook.name} {cell.get('id')}"
                     localized += len(re.findall(rf"huggingface\.co/docs/transformers/[^/]+/{code}/", cell.source))
         assert localized >= (3 if pages else 0), (code, localized)
+
+
+def test_english_sentences_are_found_in_an_editions_output_and_marked_quotes_are_not():
+    from gastudy.course.i18n.english import english_lines, output_text
+
+    verdict = "⚠ double division: the gradient is 4.00× smaller than the big-batch gradient (A = 4)"
+    assert english_lines(verdict) == [verdict]
+    assert english_lines("⚠ çift bölme: `the_loss / A` (A = 4, N = 70, the)") == []
+    leak = "⚠ partition dependence: the gradient changes by 21.7% when the same 8 samples are split"
+    assert english_lines(f"Türkçe satır\n{leak}") == [leak]
+    assert english_lines("el gradiente es igual al del lote grande (the global denominator)") == []
+    assert english_lines("<p>Kütüphanenin sözleri:</p><pre lang=\"en\">the update is off and it is the one</pre>") == []
+    assert english_lines("<td>the scheduler steps once for each of the updates</td>") == \
+        ["the scheduler steps once for each of the updates"]
+    assert output_text({"output_type": "stream", "name": "stdout", "text": ["a\n", "b"]}) == "a\nb"
+    assert output_text({"output_type": "display_data", "data": {
+        "application/vnd.jupyter.widget-view+json": {"model_id": "x"}, "text/plain": "Lab(...)"}}) == ""
+    assert output_text({"output_type": "execute_result", "data": {"text/plain": "42"}}) == "42"
+    assert output_text({"output_type": "display_data", "data": {"text/html": "<b>x</b>", "text/plain": "y"}}) == "<b>x</b>"
+
+
+def test_library_says_prints_in_english_and_quotes_marked_english_elsewhere(capsys, monkeypatch):
+    import IPython.display
+
+    from gastudy.course import library_says
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))
+    library_says("first <verdict>", 2)
+    assert capsys.readouterr().out == "first <verdict>\n2\n" and shown == []
+    i18n.set_language("tr")
+    try:
+        library_says("first <verdict>", 2)
+    finally:
+        i18n.set_language("en")
+    assert capsys.readouterr().out == ""
+    [page] = shown
+    assert '<pre lang="en" dir="ltr">first &lt;verdict&gt;\n2</pre>' in page
+    assert i18n.table("tr").get("The library's own words, in English:", "") in page

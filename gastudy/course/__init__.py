@@ -14,10 +14,10 @@ Notebooks stay short: a cell builds a lab (``SomeLab()``), displays it and runs 
 """
 
 from gastudy.course import models  # registers the course's models and their data
-from gastudy.course.checks import check, check_close
+from gastudy.course.checks import check, check_close, library_says
 from gastudy.course.i18n import language, set_language, t, tn
 from gastudy.course.sections import NOTEBOOKS, SECTIONS, notebook_for
 from gastudy.course.widgets import Lab
 
-__all__ = ["Lab", "check", "check_close", "models", "SECTIONS", "NOTEBOOKS", "notebook_for", "set_language", "tn",
+__all__ = ["Lab", "check", "check_close", "library_says", "models", "SECTIONS", "NOTEBOOKS", "notebook_for", "set_language", "tn",
            "language", "t"]

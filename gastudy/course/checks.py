@@ -30,6 +30,25 @@ def check(condition: bool, claim: str, /, detail: str = "", **fields: object) ->
     print(f"✓ {claim}")
 
 
+def library_says(*results: object) -> None:
+    """Show what the library printed about ``results`` (a verdict, a report, a reason): its
+    ``str()``, one result per line. In English it is printed as ``print`` would; in another
+    course language the library's words are shown as a quotation marked English (``lang="en"``,
+    left to right) under a sentence in the course language saying so: the library's messages stay
+    English, as its error messages do (they are what a learner searches the web for)."""
+    text = "\n".join(str(r) for r in results)
+    if i18n.language() == "en":
+        print(text)
+        return
+    import html
+
+    from IPython.display import HTML, display
+
+    lead = t("The library's own words, in English:")
+    display(HTML(f'<div class="gastudy-library-says"><p>{html.escape(lead)}</p>'
+                 f'<pre lang="en" dir="ltr">{html.escape(text)}</pre></div>'))
+
+
 def check_close(actual: float, expected: float, claim: str, /, rtol: float = 1e-6, atol: float = 0.0,
                 **fields: object) -> None:
     """:func:`check` that ``actual`` equals ``expected`` within ``atol + rtol·|expected|``;

@@ -1,6 +1,11 @@
-"""Map from every section ID of the source documents to the notebook that teaches it."""
+"""Map from every section ID of the source documents to the notebook that teaches it.
+
+A section's title is English, marked for translation (:func:`~gastudy.course.i18n.N_`); show it
+with :func:`~gastudy.course.i18n.translated`."""
 
 from __future__ import annotations
+
+from gastudy.course.i18n import N_
 
 NOTEBOOKS: dict[str, str] = {
     "00_start_here": "How the course works, environment check, section map, glossary",
@@ -19,28 +24,28 @@ NOTEBOOKS: dict[str, str] = {
 }
 
 SECTIONS: dict[str, tuple[str, str]] = {
-    "GA-1": ("Accumulating n microbatches gives a larger effective batch", "01_microbatch_backward_update"),
-    "GA-2": ("Accumulation is not faster than a real large batch", "07_same_batch_different_experiment"),
-    "GA-3": ("The two knobs: per-device batch size and accumulation steps", "01_microbatch_backward_update"),
-    "GA-4": ("Normalize a custom loss by the items of all microbatches", "03_loss_normalization"),
-    "GA-5": ("Counting items: the causal shift, shift_labels, masked LM, classification", "03_loss_normalization"),
-    "GA-6": ("Declaring whether a loss is already normalized (loss_is_scaled_for_ga)", "03_loss_normalization"),
-    "CK-1": ("What the forward keeps for backward, and what checkpointing drops", "08_checkpointing"),
-    "CK-2": ("Checkpointing costs time and saves memory; combined with accumulation", "08_checkpointing"),
-    "CK-3": ("Partial checkpointing with every_n_layers", "08_checkpointing"),
-    "CK-4": ("Offloading saved activations to pinned host memory", "08_checkpointing"),
-    "MB-1": ("Microbatch, backward and update are different things", "01_microbatch_backward_update"),
-    "MB-2": ("Effective batch m × A × D without counting devices twice", "02_effective_batch"),
-    "MB-3": ("Normalize by the items actually evaluated (512/1536 example)", "03_loss_normalization"),
-    "MB-4": ("Organizing a full group; the short last group", "04_accumulation_group"),
-    "MB-5": ("Mixed precision with a gradient scaler", "05_mixed_precision"),
-    "MB-6": ("The scheduler follows the update, not the microbatch", "04_accumulation_group"),
-    "MB-7": ("Data parallel: averaging, global denominator, no_sync, sample ids", "06_data_parallel"),
-    "MB-8": ("Same effective batch does not mean the same experiment", "07_same_batch_different_experiment"),
-    "MB-9": ("Check memory over a whole group, then decide", "09_memory_check_and_decide"),
-    "MB-10": ("Verify one update before a campaign; keep a record", "10_verify_and_record"),
-    "MB-11": ("Troubleshooting the five classic symptoms", "11_troubleshooting_clinic"),
-    "MB-12": ("Practical questions", "12_questions"),
+    "GA-1": (N_("Accumulating n microbatches gives a larger effective batch"), "01_microbatch_backward_update"),
+    "GA-2": (N_("Accumulation is not faster than a real large batch"), "07_same_batch_different_experiment"),
+    "GA-3": (N_("The two knobs: per-device batch size and accumulation steps"), "01_microbatch_backward_update"),
+    "GA-4": (N_("Normalize a custom loss by the items of all microbatches"), "03_loss_normalization"),
+    "GA-5": (N_("Counting items: the causal shift, shift_labels, masked LM, classification"), "03_loss_normalization"),
+    "GA-6": (N_("Declaring whether a loss is already normalized (loss_is_scaled_for_ga)"), "03_loss_normalization"),
+    "CK-1": (N_("What the forward keeps for backward, and what checkpointing drops"), "08_checkpointing"),
+    "CK-2": (N_("Checkpointing costs time and saves memory; combined with accumulation"), "08_checkpointing"),
+    "CK-3": (N_("Partial checkpointing with every_n_layers"), "08_checkpointing"),
+    "CK-4": (N_("Offloading saved activations to pinned host memory"), "08_checkpointing"),
+    "MB-1": (N_("Microbatch, backward and update are different things"), "01_microbatch_backward_update"),
+    "MB-2": (N_("Effective batch m × A × D without counting devices twice"), "02_effective_batch"),
+    "MB-3": (N_("Normalize by the items actually evaluated (512/1536 example)"), "03_loss_normalization"),
+    "MB-4": (N_("Organizing a full group; the short last group"), "04_accumulation_group"),
+    "MB-5": (N_("Mixed precision with a gradient scaler"), "05_mixed_precision"),
+    "MB-6": (N_("The scheduler follows the update, not the microbatch"), "04_accumulation_group"),
+    "MB-7": (N_("Data parallel: averaging, global denominator, no_sync, sample ids"), "06_data_parallel"),
+    "MB-8": (N_("Same effective batch does not mean the same experiment"), "07_same_batch_different_experiment"),
+    "MB-9": (N_("Check memory over a whole group, then decide"), "09_memory_check_and_decide"),
+    "MB-10": (N_("Verify one update before a campaign; keep a record"), "10_verify_and_record"),
+    "MB-11": (N_("Troubleshooting the five classic symptoms"), "11_troubleshooting_clinic"),
+    "MB-12": (N_("Practical questions"), "12_questions"),
 }
 
 

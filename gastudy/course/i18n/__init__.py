@@ -184,6 +184,19 @@ def t(english: str, /, *, context: str | None = None, **fields: object) -> str:
     return _fill("t", english, text, fields) if fields else text
 
 
+def N_(english: str, /) -> str:
+    """Mark ``english`` as a course message where it is written, and return it unchanged
+    (gettext's *noop*): for a text defined at import time, in a table, and translated where it
+    is shown with :func:`translated`. The text is collected into the catalogs like a ``t("…")``."""
+    return english
+
+
+def translated(english: str, /) -> str:
+    """``english`` — a text marked with :func:`N_` where it was written — in the current
+    language; English when there is no usable translation. For a literal, write ``t("…")``."""
+    return t(english)
+
+
 def tn(singular: str, plural: str, n: int, /, *, context: str | None = None, **fields: object) -> str:
     """The form of ``singular`` / ``plural`` (English) that the whole number ``n`` takes in the
     current language, with ``{name}`` fields filled from ``fields`` and ``{n}`` from ``n`` unless
@@ -398,7 +411,7 @@ def _words(node: ast.AST) -> bool:
 
 
 def _is_t_call(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("t", "tn")
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("t", "tn", "N_")
             and len(node.args) >= 1)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from gastudy.course.i18n import language, t
+from gastudy.course.i18n import language, t, translated
 from gastudy.course.i18n.terms import term as glossary_term
 from gastudy.course.sections import NOTEBOOKS, SECTIONS
 from gastudy.course.widgets import Lab, show_table
@@ -287,7 +287,7 @@ class SectionMapLab(Lab):
 
     def compute(self, document: str) -> SectionMap:
         rows = [
-            {"section": s, "title": title, "notebook": nb}
+            {"section": s, "title": translated(title), "notebook": nb}
             for s, (title, nb) in SECTIONS.items()
             if document == "all" or s.startswith(document + "-")
         ]
