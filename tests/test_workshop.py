@@ -177,6 +177,7 @@ def test_the_three_hours_are_hands_on_with_predictions_and_live_exercises():
 
 def schedule(text: str) -> list[tuple[int, str, int]]:
     """Every agenda row of a guide, in order: (start minute, notebook or '-', minutes)."""
+    text = re.sub(r"</?bdi[^>]*>", "", text)  # the Arabic edition isolates code spans: <bdi dir="ltr">
     return [(int(h) * 60 + int(m), block.strip() if tick else "-", int(minutes))
             for h, m, tick, block, minutes, _ in ROW.findall(text)]
 

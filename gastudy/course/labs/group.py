@@ -23,6 +23,7 @@ import torch
 from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator
 from gastudy.core.groups import PartialGroupRecord, make_groups
+from gastudy.course.checks import library_says
 from gastudy.course.datasets import AdditionDataset, BlobDataset
 from gastudy.course.i18n import t
 from gastudy.course.models import build_model
@@ -215,7 +216,7 @@ class KeptLossMemoryLab(Lab):
         return measured
 
     def render(self, r: KeptLossResult) -> None:
-        print(r.verdict)
+        library_says(r.verdict)
         fig, ax = subplots(figsize=(6.5, 2.8))
         for name, series in r.retained.items():
             ax.plot(
@@ -468,7 +469,8 @@ class SchedulerLab(Lab):
     def render(self, r: SchedulerResult) -> None:
         names = {"per update": t("per update"), "per microbatch": t("per microbatch")}
         steps = ", ".join(f"{names.get(k, k)}: {v}" for k, v in r.scheduler_steps.items())
-        print(t("scheduler steps: {steps}", steps=steps) + f"\n{r.verdict}")
+        print(t("scheduler steps: {steps}", steps=steps))
+        library_says(r.verdict)
         fig, ax = subplots(figsize=(6.5, 2.8))
         for name, style, label in (("per update", "o-", t("scheduler per update")),
                                    ("per microbatch", "s--", t("scheduler per microbatch"))):

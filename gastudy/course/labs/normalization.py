@@ -35,6 +35,7 @@ from gastudy.core.engine import model_inputs
 from gastudy.core.groups import make_groups
 from gastudy.core.loss import summed_loss
 from gastudy.course import mistakes
+from gastudy.course.checks import library_says
 from gastudy.course.datasets import AdditionDataset, BlobDataset
 from gastudy.course.i18n import language, t
 from gastudy.course.labs.updates import engine_gradient, total_norm
@@ -460,7 +461,7 @@ class DoubleDivisionLab(Lab):
         )
 
     def render(self, r: DoubleDivisionResult) -> None:
-        print(r.message)
+        library_says(r.message)
         fig, ax = subplots(figsize=(5, 2.2))
         ax.barh(
             [t("gradient"), t("logged loss")],
@@ -605,7 +606,8 @@ class MeanOfMeansLab(Lab):
                                     "gradient gap (tokens)": t("gradient gap (tokens)")})
         print(t("mean |bias| = {bias:.4g} nats; gradient gap of a 'mean' update: {gap:.3g} (tokens: {tokens_gap:.3g}, "
                 "tolerance {tol:g})", bias=r.mean_abs_bias, gap=r.gradient_gap,
-                tokens_gap=r.tokens_gap, tol=r.tolerance) + f"\n{r.verdict}")
+                tokens_gap=r.tokens_gap, tol=r.tolerance))
+        library_says(r.verdict)
         fig, (ax, gx) = subplots(1, 2, figsize=(10, 2.8))
         x = [row["group"] for row in r.rows]
         ax.plot(x, [row["token-weighted"] for row in r.rows], "o-", label=t("token-weighted"))

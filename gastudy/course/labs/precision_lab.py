@@ -26,6 +26,7 @@ from gastudy.core.data import MicrobatchStream
 from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import make_groups
 from gastudy.core.precision import PRECISIONS, Precision
+from gastudy.course.checks import library_says
 from gastudy.course.datasets import AdditionDataset
 from gastudy.course.i18n import t
 from gastudy.course.labs.updates import parameter_snapshot
@@ -323,7 +324,7 @@ class ClippingOrderLab(Lab):
             + [{"loop": t("expected: min(true, max_norm)"), "applied gradient norm": r.expected_right}],
             headers={"loop": t("loop"), "applied gradient norm": t("applied gradient norm")},
         )
-        print(r.verdict)
+        library_says(r.verdict)
         fig, ax = subplots(figsize=(6, 2.4))
         names = list(r.applied_norm)
         ax.barh(

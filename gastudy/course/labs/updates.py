@@ -33,6 +33,7 @@ from gastudy.core.engine import Accumulator, model_inputs
 from gastudy.core.groups import build_group, make_groups
 from gastudy.core.plan import BatchPlan
 from gastudy.course import mistakes
+from gastudy.course.checks import library_says
 from gastudy.course.i18n import language, t
 from gastudy.course.models import build_model
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
@@ -653,7 +654,7 @@ class ZeroGradLab(Lab):
                               setup.tol, {n: r for n, (_, r) in measured.items()})
 
     def render(self, r: ZeroGradResult) -> None:
-        print(r.verdict)
+        library_says(r.verdict)
         print(t("gradient size at the step ÷ the big batch's: {ratios}",
                 ratios=", ".join(f"{loop_name(name)} {r.mean_ratio(name):.2f}" for name in r.norm_ratio)))
         fig, ax = subplots(figsize=(6.5, 2.8))
