@@ -20,30 +20,34 @@ def shown(monkeypatch):
 def test_a_number_prediction_is_judged_against_the_measurement_within_its_tolerance(shown):
     guess = Prediction("How many times more?", unit="×", rel_tol=0.25)
     guess.answer("3,5")  # a decimal comma is read as the learner's language writes it
-    grade = guess.reveal(4.0, "32 ÷ 8 = 4")
-    assert grade.ok is True and grade.answered
+    assert guess.grade is None
+    assert guess.reveal(4.0, "32 ÷ 8 = 4") is None  # a cell ending with it shows nothing else
+    assert guess.grade.ok is True and guess.grade.answered
     html, metadata = shown[-1]
     assert metadata["text/plain"] == "Your prediction: 3,5 · measured: 4 · right\n32 ÷ 8 = 4"
     assert "✓" in html and 'dir="ltr"' in html
     guess.answer("2")
-    assert guess.reveal(4.0, "32 ÷ 8 = 4").ok is False
+    guess.reveal(4.0, "32 ÷ 8 = 4")
+    assert guess.grade.ok is False
     assert shown[-1][1]["text/plain"].startswith("Your prediction: 2 · measured: 4 · not this time")
 
 
 def test_an_empty_prediction_is_not_wrong_and_the_reveal_still_shows_the_measurement(shown):
     guess = Prediction("How many samples?", unit="samples", rel_tol=0)
-    grade = guess.reveal(32, "m × A × D")
-    assert grade.answered is False and grade.ok is None
+    guess.reveal(32, "m × A × D")
+    assert guess.grade.answered is False and guess.grade.ok is None
     assert shown[-1][1]["text/plain"] == "Your prediction: nothing written · measured: 32 · no prediction\nm × A × D"
 
 
 def test_a_choice_prediction_names_the_right_choice(shown):
     guess = Prediction("Same gradient with BatchNorm?", choices=["yes", "no"])
     guess.answer(1)
-    assert guess.reveal(1, "statistics per microbatch").ok is True
+    guess.reveal(1, "statistics per microbatch")
+    assert guess.grade.ok is True
     assert shown[-1][1]["text/plain"].startswith("Your prediction: no · measured: no · right")
     guess.answer("yes")
-    assert guess.reveal(1, "statistics per microbatch").ok is False
+    guess.reveal(1, "statistics per microbatch")
+    assert guess.grade.ok is False
 
 
 def test_a_prediction_speaks_the_course_language_and_refuses_a_negative_tolerance(shown):

@@ -224,6 +224,31 @@ def test_flatten_widgets_from_stored_state():
     assert "widgets" not in nb.metadata
 
 
+def test_a_prediction_reads_on_the_static_page_as_its_question_and_choices():
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("guess")
+    cell.outputs = [nbformat.from_dict({
+        "output_type": "display_data", "metadata": {},
+        "data": {"text/plain": "VBox(...)",
+                 "application/vnd.jupyter.widget-view+json": {"model_id": "q", "version_major": 2,
+                                                              "version_minor": 0}}})]
+    nb.cells = [cell]
+    state = {
+        "q": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_prompt", "IPY_MODEL_row"],
+                                                   "_dom_classes": ["gastudy-prediction"]}},
+        "prompt": {"model_name": "HTMLModel", "state": {"value": "<b>Predict first:</b> Same gradient?"}},
+        "row": {"model_name": "HBoxModel", "state": {"children": ["IPY_MODEL_field", "IPY_MODEL_unit"]}},
+        "field": {"model_name": "RadioButtonsModel", "state": {"_options_labels": ["yes", "no"], "index": None}},
+        "unit": {"model_name": "HTMLModel", "state": {"value": "×"}},
+    }
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": state}}
+    assert flatten_widgets(nb) == 1
+    [out] = nb.cells[0].outputs
+    page = out["data"]["text/html"]
+    assert "<b>Predict first:</b> Same gradient?" in page and "<ul><li>yes</li><li>no</li></ul>" in page
+    assert "×" in page and "RadioButtons" not in page and " = " not in page
+
+
 def test_cli_parser_and_missing_folder(tmp_path, capsys):
     parser = argparse.ArgumentParser(prog="gastudy")
     add_site_parser(parser.add_subparsers(dest="command"))

@@ -36,6 +36,8 @@ class Prediction:
         import ipywidgets as w
 
         self.prompt, self.choices, self.unit, self.rel_tol = prompt, tuple(choices), unit, rel_tol
+        self.grade: Grade | None = None
+        """The verdict of the last :meth:`reveal` (``None`` before it)."""
         label = w.HTML(f'<div dir="{direction()}"><b>{html.escape(t("Predict first:"))}</b> '
                        f"{html.escape(prompt)}</div>")
         if self.choices:
@@ -65,9 +67,10 @@ class Prediction:
             return Question(self.prompt, explanation, choices=self.choices, right=int(truth))
         return Question(self.prompt, explanation, number=float(truth), rel_tol=self.rel_tol)
 
-    def reveal(self, truth: float | int, explanation: str) -> Grade:
+    def reveal(self, truth: float | int, explanation: str) -> None:
         """Judge what the learner wrote against ``truth`` (the measured number, or the index of
-        the right choice), show both with ``explanation``, and return the :class:`Grade`."""
+        the right choice) and show both with ``explanation``; the :class:`Grade` is kept in
+        :attr:`grade` (a cell that ends with the reveal shows nothing else)."""
         question = self.question(truth, explanation)
         grade = question.grade(self.field.value)
         written = self.field.value if grade.answered else t("nothing written")
@@ -81,7 +84,7 @@ class Prediction:
                      measured=float(truth), verdict=verdict)
         lines = [said, explanation]
         _show(lines, grade.mark)
-        return grade
+        self.grade = grade
 
 
 def _show(lines: list[str], mark: str) -> None:

@@ -132,7 +132,7 @@ def _static_outputs(model_id: str, models: dict[str, Any]) -> list[dict[str, Any
     name, state = model.get("model_name", ""), model.get("state", {})
     if name == "OutputModel":
         return [copy.deepcopy(o) for o in state.get("outputs", [])]
-    if "gastudy-question" in state.get("_dom_classes", ()):
+    if {"gastudy-question", "gastudy-prediction"} & set(state.get("_dom_classes", ())):
         return [_html_output(_question_html(state, models))]
     if name in _TEXT_MODELS:
         value = state.get("value", "")
@@ -161,13 +161,15 @@ def _static_outputs(model_id: str, models: dict[str, Any]) -> list[dict[str, Any
 
 
 def _question_html(state: dict[str, Any], models: dict[str, Any]) -> str:
-    """A questionnaire's question on the static page: its prompt, its choices as a list (a
-    number or a sentence has nothing to list), and its folded answer."""
+    """A questionnaire's question, or a prediction, on the static page: its prompt, its choices as
+    a list (a number or a sentence has nothing to list), its unit, and its folded answer."""
     parts = []
     for ref in state.get("children", []):
         child = models.get(_model_id(ref), {})
         child_state = child.get("state", {})
-        if child.get("model_name") in _TEXT_MODELS:
+        if child.get("model_name") in _BOXES:
+            parts.append(_question_html(child_state, models))
+        elif child.get("model_name") in _TEXT_MODELS:
             parts.append(str(child_state.get("value", "")))
         elif child_state.get("_options_labels"):
             parts.append("<ul>" + "".join(f"<li>{html.escape(str(label))}</li>"

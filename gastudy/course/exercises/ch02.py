@@ -5,6 +5,7 @@ from __future__ import annotations
 from gastudy.core.plan import BatchPlan, PlanError, plan_from_target
 from gastudy.course.exercises import exercise
 from gastudy.course.i18n import t
+from gastudy.course.labs.effective_batch import plan_line
 
 
 @exercise("02.1")
@@ -34,4 +35,4 @@ def accumulation_for_target(answer: object) -> tuple[bool, str]:
         mine = BatchPlan(8, answer, 4)  # type: ignore[arg-type]
     except PlanError as err:
         return False, str(err)
-    return False, t("with A={answer}: {plan} — not 256.", answer=answer, plan=mine.describe())
+    return False, t("with A={answer}: {plan} — not 256.", answer=answer, plan=plan_line(mine))

@@ -56,6 +56,14 @@ def shard_first_update(plan: BatchPlan, seed: int = 0) -> list[list[int]]:
     ]
 
 
+def plan_line(plan: BatchPlan) -> str:
+    """:meth:`BatchPlan.describe` in the course language: ``m=2 × A=8 × D=2 = 32 samples per
+    update (16 per replica, 2 devices)``. Course: MB-2."""
+    return t("m={m} × A={A} × D={D} = {total} samples per update ({per_replica} per replica, {devices} devices)",
+             m=plan.micro_batch, A=plan.accumulation_steps, D=plan.replicas, total=plan.effective_batch,
+             per_replica=plan.per_replica, devices=plan.devices)
+
+
 class EffectiveBatchLab(Lab):
     """MB-2: m × A × D, counted per replica; tensor/pipeline devices are not replicas.
 
@@ -105,7 +113,7 @@ class EffectiveBatchLab(Lab):
         from matplotlib.patches import Rectangle
 
         p = r.plan
-        print(p.describe())
+        print(plan_line(p))
         print(t("counted: {distinct} distinct samples in update 1; each replica's share: {shares}",
                 distinct=r.distinct, shares=[len(ids) for ids in r.per_replica_ids]))
         if p.devices > p.replicas:
