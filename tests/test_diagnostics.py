@@ -273,3 +273,36 @@ def test_clear_errors(setup):
         setup.group(100)
     with pytest.raises(ValueError, match="unknown task"):
         D.Setup(setup.model, setup.samples, task="regression")
+
+
+def test_the_loop_written_by_hand_is_the_engines_update_and_every_detector_is_quiet_on_it(setup):
+    for name, detector in D.DETECTORS.items():
+        verdict = detector(P.plain_update, setup)
+        assert not verdict.fired, f"{name} fires on the hand-written loop: {verdict.message}"
+    group, seen = setup.group(0), {}
+    for update in (P.plain_update, P.correct_update):
+        model, _, _ = setup.fresh()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.0)  # lr 0: the step runs, the weights stay
+        grads = []
+        hooks = [p.register_post_accumulate_grad_hook(lambda p, grads=grads: grads.append(p.grad.detach().clone()))
+                 for p in model.parameters()]
+        loss = update(model, optimizer, None, group)
+        for h in hooks:
+            h.remove()
+        # the last accumulation of each parameter is the gradient the step used
+        last = grads[-len(list(model.parameters())):]  # hooks fire in the same order in both runs
+        seen[update.__name__] = (loss, torch.cat([g.flatten() for g in last]))
+    (loss_hand, g_hand), (loss_engine, g_engine) = seen["plain_update"], seen["correct_update"]
+    assert loss_hand == pytest.approx(loss_engine, rel=1e-12)
+    assert float((g_hand - g_engine).abs().max() / g_engine.abs().max()) < 1e-12  # float64 setup
+
+
+@pytest.mark.parametrize("name", list(P.PITFALLS))
+def test_each_pitfall_is_shown_beside_the_update_written_right(name, capsys):
+    from gastudy.course.labs.clinic import show_wrong_and_right
+
+    text = show_wrong_and_right(name)
+    wrong, right = P.PITFALLS[name].update.__name__, P.WRITTEN_RIGHT[name].__name__
+    assert f"def {wrong}(" in text and f"def {right}(" in text and '"""' not in text
+    assert sum("# WRONG" in line for line in text.splitlines()) >= 1
+    assert "# WRONG" not in text.split(f"def {right}(")[1]

@@ -83,6 +83,27 @@ def correct_update(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler
     return engine.update(group).loss
 
 
+def plain_update(model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any, group: Group,
+                 *, task: str | None = None) -> float:
+    """One correct update written by hand: the loop every pitfall below changes in one place.
+
+    Summed loss ÷ the group's supervised items (counted before the first backward), one backward
+    per microbatch, then one step, the scheduler once, and zeroed gradients. Gives the engine's
+    gradient (:func:`correct_update`) for a float32 model. Course: MB-1, MB-4, MB-11.
+    """
+    task, total = _task(group, task), 0.0
+    for mb in group.microbatches:
+        loss_sum, _ = _loss_sum(model, mb, task)
+        loss = loss_sum / group.supervised_items  # the whole group's items, known before the first backward
+        loss.backward()                           # adds this microbatch's contribution
+        total += loss.item()                      # a number: the graph is freed
+    optimizer.step()
+    if scheduler is not None:
+        scheduler.step()                          # once per applied update
+    optimizer.zero_grad(set_to_none=True)         # the next group starts from zero
+    return total
+
+
 def _per_item_loss(task: str) -> Callable[[Any, Mapping[str, torch.Tensor], int], torch.Tensor]:
     """A user loss that is already normalized: summed loss ÷ the group's supervised items."""
     def loss_fn(output: Any, batch: Mapping[str, torch.Tensor], num_items_in_group: int) -> torch.Tensor:
@@ -318,3 +339,8 @@ PITFALLS: dict[str, Pitfall] = {
 
 FIXES: dict[str, UpdateFn] = {name: correct_update for name in PITFALLS}
 FIXES.update(double_division=declared_scaled, clip_before_unscale=clip_after_unscale)
+
+WRITTEN_RIGHT: dict[str, UpdateFn] = {name: plain_update for name in PITFALLS}
+"""What the clinic shows beside each pitfall: the loop written right — by hand where the pitfall
+is a hand-written loop, the fixed engine call where the pitfall is an engine option."""
+WRITTEN_RIGHT.update(double_division=declared_scaled, clip_before_unscale=clip_after_unscale)

@@ -20,6 +20,7 @@ advances its progress bar per case.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -259,7 +260,7 @@ class ClinicLab(Lab):
 
         def verdict_html(v: Verdict) -> str:  # the library's English message keeps its own direction
             return (f"{'⚠' if v.fired else '✓'} {html.escape(symptom_name(v.symptom))}: "
-                    f'<span dir="ltr">{html.escape(v.message)}</span>')
+                    f'<span dir="ltr" lang="en">{html.escape(v.message)}</span>')
 
         description = pitfall_description(result.pitfall)
         text = (f"{labels['symptom']} {symptom.seen}\n{labels['look']} {symptom.look_for}\n\n"
@@ -274,6 +275,38 @@ class ClinicLab(Lab):
         fig, ax = subplots(figsize=(6.5, 3.0))
         _plot_case(result, ax)
         show_figure(fig)
+        show_wrong_and_right(result.pitfall)
+
+
+def show_wrong_and_right(pitfall: str) -> str:
+    """Show the pitfall's update function beside the same update written right
+    (:data:`~gastudy.course.pitfalls.WRITTEN_RIGHT`), as code side by side, the line marked
+    ``# WRONG`` highlighted; returns the plain-text alternative (both sources). Raises
+    ``KeyError`` for an unknown pitfall. Course: MB-11."""
+    import inspect
+    import textwrap
+
+    from gastudy.course.pitfalls import PITFALLS, WRITTEN_RIGHT
+
+    wrong = textwrap.dedent(inspect.getsource(PITFALLS[pitfall].update))
+    right = textwrap.dedent(inspect.getsource(WRITTEN_RIGHT[pitfall]))
+    heads = (t("the pitfall, as code"), t("written right"))
+
+    def block(source: str) -> str:
+        lines = [f"<mark>{html.escape(line)}</mark>" if "# WRONG" in line else html.escape(line)
+                 for line in _without_docstring(source).splitlines()]
+        return '<pre dir="ltr" style="margin:0;font-size:11px;overflow-x:auto">' + "\n".join(lines) + "</pre>"
+
+    cells = "".join(f'<div style="flex:1 1 26em;min-width:0"><b>{html.escape(head)}</b>{block(src)}</div>'
+                    for head, src in zip(heads, (wrong, right)))
+    text = f"{heads[0]}\n{_without_docstring(wrong)}\n{heads[1]}\n{_without_docstring(right)}"
+    show_html(f'<div{rtl_attr()} style="display:flex;gap:1em;flex-wrap:wrap">{cells}</div>', text)
+    return text
+
+
+def _without_docstring(source: str) -> str:
+    """A function's source without its docstring (the code is the point beside its twin)."""
+    return re.sub(r'(\)\s*->[^:]*:|\):)\n(\s+)"""[\s\S]*?"""\n', r"\1\n", source, count=1)
 
 
 @dataclass
