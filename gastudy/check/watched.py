@@ -170,7 +170,7 @@ class LoopReport:
         colour = "#1a7f37" if self.passed else "#b42318"
         lines = self._lines()
         body = "".join(f"<li>{html.escape(line.strip())}</li>" for line in lines[1:])
-        return (f"<div style='border-left:4px solid {colour};padding:4px 10px'>"
+        return (f"<div lang='en' dir='ltr' style='border-left:4px solid {colour};padding:4px 10px'>"
                 f"<b style='color:{colour}'>{html.escape(lines[0])}</b><ul style='margin:4px 0'>{body}</ul></div>")
 
     @classmethod

@@ -215,6 +215,7 @@ def format_table(
     max_rows: int | None = 10,
     digits: int = 4,
     headers: dict[str, str] | None = None,
+    english: Iterable[str] = (),
 ) -> TableText:
     """``rows`` as a :class:`TableText`: aligned text, and HTML in ``.html`` (nothing is shown).
 
@@ -230,6 +231,8 @@ def format_table(
         digits: significant digits of floats (one format per column, see :func:`column_format`).
         headers: column → the header shown for it (a translated name, see
             :mod:`gastudy.course.i18n`); the rows keep their keys. Unnamed columns show their key.
+        english: columns that quote a library's own English messages: their cells are marked
+            ``lang="en"`` (read left to right, and by a screen reader as English).
 
     The words of the table ("all N rows", "(no rows)") are in the current course language, and
     in a right-to-left language the HTML carries ``dir="rtl"``. Numbers are right-aligned; a column is numeric when its cells are numbers or blanks.
@@ -260,13 +263,14 @@ def format_table(
     else:
         marked = {i % n for i in highlight if -n <= i < n}
     text = TableText(_text_table(headers, cells, numeric))
+    quoted = [c in set(english) for c in columns]
     if max_rows is not None and n > max_rows:
         key = sorted(marked) or sorted({*range(min(_KEY_HEAD, n)), *range(max(n - _KEY_TAIL, 0), n)})
-        body = (_html_table(headers, cells, numeric, key, set(), gaps=True)
+        body = (_html_table(headers, cells, numeric, key, set(), gaps=True, english=quoted)
                 + f"<details><summary>{html.escape(t('all {n} rows', n=n))}</summary>"
-                + _html_table(headers, cells, numeric, range(n), marked) + "</details>")
+                + _html_table(headers, cells, numeric, range(n), marked, english=quoted) + "</details>")
     else:
-        body = _html_table(headers, cells, numeric, range(n), marked)
+        body = _html_table(headers, cells, numeric, range(n), marked, english=quoted)
     text.html = f'<div class="gastudy-table"{rtl_attr()} style="{_WRAP_CSS}">{body}</div>'
     return text
 
@@ -280,6 +284,7 @@ def show_table(
     max_rows: int | None = 10,
     digits: int = 4,
     headers: dict[str, str] | None = None,
+    english: Iterable[str] = (),
 ) -> TableText:
     """Show ``rows`` as a table and return its plain text (a :class:`TableText`).
 
@@ -290,7 +295,7 @@ def show_table(
     Course: every lab's tables and plots.
     """
     table = format_table(rows, columns, units=units, highlight=highlight, max_rows=max_rows,
-                         digits=digits, headers=headers)
+                         digits=digits, headers=headers, english=english)
     show_html(table.html, str(table))
     table.displayed = True
     return table
@@ -331,9 +336,12 @@ def _text_table(headers: list[str], cells: list[list[str]], numeric: list[bool])
 
 
 def _html_table(headers: list[str], cells: list[list[str]], numeric: list[bool],
-                indices: Iterable[int], marked: set[int], gaps: bool = False) -> str:
+                indices: Iterable[int], marked: set[int], gaps: bool = False,
+                english: Sequence[bool] = ()) -> str:
     """One ``<table>``: the header and the rows ``indices`` (``marked`` ones in bold); with
-    ``gaps``, a "⋯ k rows" row stands where rows are left out."""
+    ``gaps``, a "⋯ k rows" row stands where rows are left out; the cells of the columns flagged
+    in ``english`` are marked ``lang="en"``, left to right."""
+    marks = [' lang="en" dir="ltr"' if flag else "" for flag in english] or [""] * len(headers)
     styles = ["text-align:right;white-space:nowrap" if num
               else f"text-align:{'right' if direction() == 'rtl' else 'left'}" + (";white-space:nowrap" if all(len(row[i]) <= _SHORT_TEXT for row in cells)
                                         else "")
@@ -346,8 +354,8 @@ def _html_table(headers: list[str], cells: list[list[str]], numeric: list[bool],
         if gaps and i > previous + 1:
             out.append(_gap_row(i - previous - 1, len(headers)))
         weight = ' style="font-weight:bold"' if i in marked else ""
-        out.append(f"<tr{weight}>" + "".join(f'<td style="{s}">{html.escape(v)}</td>'
-                                            for v, s in zip(cells[i], styles)) + "</tr>")
+        out.append(f"<tr{weight}>" + "".join(f'<td style="{s}"{m}>{html.escape(v)}</td>'
+                                            for v, s, m in zip(cells[i], styles, marks)) + "</tr>")
         previous = i
     if gaps and previous < len(cells) - 1:
         out.append(_gap_row(len(cells) - 1 - previous, len(headers)))

@@ -23,7 +23,7 @@ MIN_FUNCTION_WORDS = 3
 
 _CODE = re.compile(r"`[^`]*`|https?://\S+|\S*[_./()\[\]{}=<>\\\d]\S*")
 _TAG = re.compile(r"<[^<>]*>")
-_MARKED_ENGLISH = re.compile(r"<(\w+)\b[^<>]*\blang=\"en\"[^<>]*>.*?</\1>", re.S)
+_MARKED_ENGLISH = re.compile(r"<(\w+)\b[^<>]*\blang=[\"']en[\"'][^<>]*>.*?</\1>", re.S)
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
 
 

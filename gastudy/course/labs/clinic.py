@@ -295,7 +295,8 @@ def show_wrong_and_right(pitfall: str) -> str:
     def block(source: str) -> str:
         lines = [f"<mark>{html.escape(line)}</mark>" if "# WRONG" in line else html.escape(line)
                  for line in _without_docstring(source).splitlines()]
-        return '<pre dir="ltr" style="margin:0;font-size:11px;overflow-x:auto">' + "\n".join(lines) + "</pre>"
+        return ('<pre dir="ltr" lang="en" style="margin:0;font-size:11px;overflow-x:auto">'  # code: English comments
+                + "\n".join(lines) + "</pre>")
 
     cells = "".join(f'<div style="flex:1 1 26em;min-width:0"><b>{html.escape(head)}</b>{block(src)}</div>'
                     for head, src in zip(heads, (wrong, right)))
@@ -362,4 +363,5 @@ class ClinicTableLab(Lab):
         show_table(rows, headers={"symptom": t("symptom"), "pitfall": t("pitfall"), "detector": t("detector"),
                                   "fires on the pitfall": t("fires on the pitfall"),
                                   "quiet on the fix": t("quiet on the fix"),
-                                  "measured on the pitfall": t("measured on the pitfall")})
+                                  "measured on the pitfall": t("measured on the pitfall")},
+                   english=["measured on the pitfall"])

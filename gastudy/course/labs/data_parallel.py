@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gastudy.course.checks import library_says
 from gastudy.course.i18n import t
 from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
 
@@ -167,4 +168,5 @@ class DuplicatesLab(Lab):
                             data=names.get(name, name), distinct=report["distinct"], total=sum(report["per_replica"]),
                             duplicated=report["duplicated_ids"]))
             if run["refused"]:
-                print(t("refused with DuplicateSamplesError: {message}", message=run["refused"]))
+                print(t("refused with DuplicateSamplesError:"))
+                library_says(run["refused"])

@@ -120,10 +120,10 @@ class VerifyLab(Lab):
     def render(self, result: VerifyReport) -> None:
         show_table([{"check": check_name(c.name), "ok": "✓" if c.ok else "✗", "measured": c.detail}
                     for c in result.checks],
-                   headers={"check": t("check"), "ok": t("ok"), "measured": t("measured")})
+                   headers={"check": t("check"), "ok": t("ok"), "measured": t("measured")}, english=["measured"])
         lines = verdict_lines(result)
         show_html(f"<p{rtl_attr()}><b>{html.escape(lines[0])}</b>"
-                  + "".join(f'<br><span dir="ltr">{html.escape(line)}</span>' for line in lines[1:]) + "</p>",
+                  + "".join(f'<br><span dir="ltr" lang="en">{html.escape(line)}</span>' for line in lines[1:]) + "</p>",
                   "\n" + "\n".join(lines))
 
 
