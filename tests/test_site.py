@@ -197,15 +197,21 @@ def test_course_order_first(tmp_path):
         "01_microbatch_backward_update", "07_same_batch_different_experiment", "zz_extra"]
 
 
-def test_flatten_widgets_from_stored_state():
+def widget_notebook(model_id: str, state: dict) -> nbformat.NotebookNode:
+    """A notebook of one executed cell that showed widget ``model_id``, with the stored ``state``."""
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("lab")
     cell.outputs = [nbformat.from_dict({
         "output_type": "display_data", "metadata": {},
         "data": {"text/plain": "VBox(...)",
-                 "application/vnd.jupyter.widget-view+json": {"model_id": "box", "version_major": 2,
+                 "application/vnd.jupyter.widget-view+json": {"model_id": model_id, "version_major": 2,
                                                               "version_minor": 0}}})]
     nb.cells = [cell]
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": state}}
+    return nb
+
+
+def test_flatten_widgets_from_stored_state():
     state = {
         "box": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_row", "IPY_MODEL_out"]}},
         "row": {"model_name": "HBoxModel", "state": {"children": ["IPY_MODEL_m", "IPY_MODEL_p", "IPY_MODEL_l"]}},
@@ -216,7 +222,7 @@ def test_flatten_widgets_from_stored_state():
         "out": {"model_name": "OutputModel", "state": {"outputs": [
             {"output_type": "stream", "name": "stdout", "text": "peak 12 MiB\n"}]}},
     }
-    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": state}}
+    nb = widget_notebook("box", state)
     assert flatten_widgets(nb) == 1
     outs = nb.cells[0].outputs
     assert "m = 4 · precision = bf16" in outs[0]["data"]["text/html"]
@@ -225,14 +231,6 @@ def test_flatten_widgets_from_stored_state():
 
 
 def test_a_prediction_reads_on_the_static_page_as_its_question_and_choices():
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell("guess")
-    cell.outputs = [nbformat.from_dict({
-        "output_type": "display_data", "metadata": {},
-        "data": {"text/plain": "VBox(...)",
-                 "application/vnd.jupyter.widget-view+json": {"model_id": "q", "version_major": 2,
-                                                              "version_minor": 0}}})]
-    nb.cells = [cell]
     state = {
         "q": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_prompt", "IPY_MODEL_row"],
                                                    "_dom_classes": ["gastudy-prediction"]}},
@@ -241,7 +239,7 @@ def test_a_prediction_reads_on_the_static_page_as_its_question_and_choices():
         "field": {"model_name": "RadioButtonsModel", "state": {"_options_labels": ["yes", "no"], "index": None}},
         "unit": {"model_name": "HTMLModel", "state": {"value": "×"}},
     }
-    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": state}}
+    nb = widget_notebook("q", state)
     assert flatten_widgets(nb) == 1
     [out] = nb.cells[0].outputs
     page = out["data"]["text/html"]
