@@ -218,10 +218,7 @@ def translate_guide(guide: Path, code: str, catalog: Catalog) -> tuple[str, list
             texts.append(block)
             state = "stale" if context in contexts_with_text else "missing"
         statuses.append(CellStatus(guide.name, context, state))
-    text = localize_links("\n\n".join(texts), code)
-    if code in RIGHT_TO_LEFT:
-        text = f'<div dir="rtl" lang="{code}">\n\n{isolate_left_to_right(text)}\n\n</div>'
-    return text + "\n", statuses
+    return _localize("\n\n".join(texts), code) + "\n", statuses
 
 
 def _set_language_cell(code: str) -> nbformat.NotebookNode:

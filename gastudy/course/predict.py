@@ -83,16 +83,9 @@ class Prediction:
             said = t("Your prediction: {written} · measured: {measured:.4g} · {verdict}", written=written,
                      measured=float(truth), verdict=verdict)
         lines = [said, explanation]
-        _show(lines, grade.mark)
+        from IPython.display import HTML, display
+
+        page = grade.box("<br>".join(html.escape(line) for line in lines), "gastudy-reveal")
+        display(HTML(page), metadata={"text/plain": "\n".join(lines)})
         self.grade = grade
 
-
-def _show(lines: list[str], mark: str) -> None:
-    from IPython.display import HTML, display
-
-    colours = {"✓": "#2e7d32", "✗": "#a84300", "·": "#616161", "↔": "#1f5f99"}
-    side = "right" if direction() == "rtl" else "left"
-    body = "<br>".join(html.escape(line) for line in lines)
-    page = (f'<div class="gastudy-reveal" dir="{direction()}" style="border-{side}:4px solid '
-            f'{colours.get(mark, "#616161")};padding:.2em .7em"><b>{mark}</b> {body}</div>')
-    display(HTML(page), metadata={"text/plain": "\n".join(lines)})

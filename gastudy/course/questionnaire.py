@@ -89,6 +89,18 @@ class Grade:
     def mark(self) -> str:
         return "·" if not self.answered else "✓" if self.ok else "✗" if self.ok is False else "↔"
 
+    def box(self, body_html: str, css_class: str = "") -> str:
+        """``body_html`` after the verdict's mark, in a block with a border of the mark's colour on
+        the side the course language starts from (colours of 4.5:1 contrast on white)."""
+        colour = _MARK_COLOURS[self.mark]
+        side = "right" if direction() == "rtl" else "left"
+        klass = f' class="{css_class}"' if css_class else ""
+        return (f'<div{klass} dir="{direction()}" style="border-{side}:4px solid {colour};padding:.2em .7em">'
+                f'<b style="color:{colour}">{self.mark}</b> {body_html}</div>')
+
+
+_MARK_COLOURS = {"✓": "#2e7d32", "✗": "#a84300", "↔": "#1f5f99", "·": "#616161"}
+
 
 def read_number(response: object) -> float | None:
     """``response`` as a number, or ``None``. Text may use a decimal comma (``3,5``) and a
@@ -193,12 +205,8 @@ class Questionnaire:
     def check(self) -> list[Grade]:
         """Grade every answer, show the verdicts and the summary; return the grades."""
         grades = [q.grade(r) for q, r in zip(self.questions, self.responses())]
-        colours = {"✓": "#2e7d32", "✗": "#a84300", "↔": "#1f5f99", "·": "#616161"}  # 4.5:1 on white
-        side = "right" if direction() == "rtl" else "left"
         for q, grade, verdict in zip(self.questions, grades, self.verdicts):
-            verdict.value = (f'<div dir="{direction()}" style="border-{side}:4px solid {colours[grade.mark]};'
-                             f'padding:.2em .7em"><b style="color:{colours[grade.mark]}">{grade.mark}</b> '
-                             f"{html.escape(grade.feedback)}</div>"
+            verdict.value = (grade.box(html.escape(grade.feedback))
                              + ("" if grade.answered else self.hidden_answer(q)))
         self.summary.value = html.escape(self.summary_text(grades))
         return grades

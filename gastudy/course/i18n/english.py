@@ -15,8 +15,11 @@ from __future__ import annotations
 import html
 import re
 
-FUNCTION_WORDS = frozenset(
-    ["the", "and", "is", "are", "was", "were", "be", "been", "has", "have", "does", "did", "with", "of", "to", "in", "for", "not", "this", "that", "these", "those", "from", "by", "each", "every", "than", "which", "when", "what", "where", "your", "you", "it", "its", "an", "or", "but", "into", "only", "all", "also"])
+FUNCTION_WORDS = frozenset({
+    "the", "and", "is", "are", "was", "were", "be", "been", "has", "have", "does", "did", "with", "of", "to",
+    "in", "for", "not", "this", "that", "these", "those", "from", "by", "each", "every", "than", "which",
+    "when", "what", "where", "your", "you", "it", "its", "an", "or", "but", "into", "only", "all", "also",
+})
 """English words that carry no topic and occur in nearly every English sentence."""
 
 MIN_FUNCTION_WORDS = 3
