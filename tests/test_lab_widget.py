@@ -46,6 +46,34 @@ def test_an_error_gives_the_controls_back():
     assert lab.controls["n"].disabled is False and lab.busy.layout.display == "none"
 
 
+def test_in_a_kernel_a_failed_measurement_is_shown_and_result_says_why(monkeypatch):
+    """In a kernel the Output widget swallows the error after showing it: the next cell that reads
+    ``result`` must learn what failed, not meet ``None`` (or the previous setting's result)."""
+    from ipywidgets.widgets import widget_output
+
+    from gastudy.course.widgets import LabFailed
+
+    shown = []
+
+    class Shell:  # what ipywidgets' Output asks of IPython when a block raises
+        kernel = None
+
+        def showtraceback(self, exc_tuple, tb_offset=0):
+            shown.append(exc_tuple[1])
+
+    monkeypatch.setattr(widget_output, "get_ipython", lambda: Shell())
+    lab = Probe(fail=True)
+    assert lab.result == 2
+    lab.controls["n"].value = 3  # no exception reaches the caller, as in a notebook
+    assert [str(e) for e in shown] == ["n = 3 is not allowed here"]
+    with pytest.raises(LabFailed, match=r"last measurement failed \(ValueError: n = 3 is not allowed here\)") as info:
+        _ = lab.result
+    assert isinstance(info.value.__cause__, ValueError)
+    assert lab.controls["n"].disabled is False
+    lab.controls["n"].value = 4
+    assert lab.result == 8 and lab.error is None
+
+
 def test_progress_is_clamped_and_noted():
     lab = Probe()
     lab.report_progress(1.7, "layer 2 of 4")

@@ -273,7 +273,8 @@ def real_site(tmp_path_factory):
     parser = argparse.ArgumentParser(prog="gastudy")
     add_site_parser(parser.add_subparsers(dest="command"))
     before = _digests(notebooks)
-    args = parser.parse_args(["site", "--out", str(out), "--notebooks", str(notebooks), "--only", REAL])
+    args = parser.parse_args(["site", "--out", str(out), "--notebooks", str(notebooks), "--only", REAL,
+                               "--timeout", "120"])  # a cell that hangs is named before pytest's 300 s
     assert site_command(args) == 0
     return out, before, _digests(notebooks)
 

@@ -31,8 +31,13 @@ _OUTPUT_STYLE = ("<style>.gastudy-output .jp-OutputArea-output pre, .gastudy-out
                  "{word-break: normal; overflow-wrap: anywhere;}</style>")
 
 
+class LabFailed(RuntimeError):
+    """Raised by :attr:`Lab.result` when the lab's latest computation raised (the cause is chained)."""
+
+
 class Lab:
-    """A widget-driven demonstration. ``result`` always holds the latest computation."""
+    """A widget-driven demonstration. ``result`` holds the latest computation, or raises
+    :class:`LabFailed` when that computation failed."""
 
     title: str = ""
     """The lab's heading; subclasses set it in ``__init__`` with :func:`~gastudy.course.i18n.t`, so
@@ -51,10 +56,29 @@ class Lab:
         self.status = widgets.HTML(layout=widgets.Layout(margin="0 0 0 .5em"))
         self.busy = widgets.HBox([self.progress, self.status], layout=widgets.Layout(display="none"))
         self.busy.add_class("gastudy-busy")
-        self.result: Any = None
+        self._result: Any = None
+        self.error: BaseException | None = None
+        """What the latest computation raised (``None`` when it succeeded)."""
         for control in controls.values():
             control.observe(lambda _change: self.refresh(), names="value")
         self.refresh()
+
+    @property
+    def result(self) -> Any:
+        """The latest computation's result.
+
+        Raises :class:`LabFailed` (naming the cause, chained to it) when that computation raised:
+        in a kernel the lab shows the traceback in its output and carries on, so a later cell that
+        reads the result learns why there is none instead of meeting a ``None``."""
+        if self.error is not None:
+            raise LabFailed(t("this lab's last measurement failed ({error}); its output shows the traceback. "
+                              "Change a control to measure again.",
+                              error=f"{type(self.error).__name__}: {self.error}")) from self.error
+        return self._result
+
+    @result.setter
+    def result(self, value: Any) -> None:
+        self._result, self.error = value, None
 
     @property
     def values(self) -> dict[str, Any]:
@@ -74,7 +98,8 @@ class Lab:
         While it computes, the controls are disabled and the busy row says so ("measuring…"
         and a progress bar that :meth:`report_progress` can advance); the previous drawing
         stays until the new one replaces it. In a kernel an error is shown in the lab's output
-        (outside one it propagates), and the controls come back either way.
+        (outside one it propagates) and kept for :attr:`result` to raise; the controls come back
+        either way.
         """
         from IPython.display import clear_output
 
@@ -82,8 +107,12 @@ class Lab:
         try:
             with self.output:  # in a kernel, an error shows here instead of vanishing into a log
                 clear_output(wait=True)
-                self.result = self.compute(**self.values)
-                self.render(self.result)
+                try:
+                    self.result = self.compute(**self.values)
+                except BaseException as e:  # an interrupt too: the Output widget swallows it in a kernel
+                    self.error = e
+                    raise
+                self.render(self._result)
         finally:
             self._set_busy(False)
 
