@@ -10,7 +10,9 @@ What you call from your own training:
 - checkpointing: :class:`CheckpointLayer`, :func:`enable_checkpointing`,
   :func:`disable_checkpointing` (every n-th layer, with offload on a GPU);
 - measuring: :func:`saved_bytes`, :class:`MemoryProbe`, :func:`phase_timeline`,
-  :func:`plan_for_budget`, :func:`time_update`;
+  :func:`plan_for_budget`, :func:`time_update`; :func:`fit_to_budget` (m, A, checkpointing,
+  offload and precision chosen together for a budget; ``gastudy.check.verify.verify_fit``
+  checks one update under the choice);
 - checking: :func:`verify_one_update` (the engine's update), :func:`check_loop` (your own
   loop); ``gastudy.hf.check_trainer`` (your Trainer; the optional ``hf`` extra, imported on
   first use of ``gastudy.hf``);
@@ -36,6 +38,7 @@ from gastudy.core.loss import summed_loss
 from gastudy.core.plan import BatchPlan, plan_from_target
 from gastudy.core.precision import Precision
 from gastudy.core.record import RunRecord
+from gastudy.memory.fit import fit_to_budget
 from gastudy.memory.planner import plan_for_budget
 from gastudy.memory.probes import MemoryProbe
 from gastudy.memory.saved import saved_bytes
@@ -48,7 +51,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Accumulator", "BatchPlan", "CheckpointLayer", "EmptyGroupError", "Group", "MemoryProbe",
     "NonFiniteLossError", "Precision", "RunRecord", "check_loop", "count_supervised",
-    "disable_checkpointing", "enable_checkpointing", "make_groups", "phase_timeline", "plan_for_budget",
+    "disable_checkpointing", "enable_checkpointing", "fit_to_budget", "make_groups", "phase_timeline", "plan_for_budget",
     "plan_from_target", "saved_bytes", "summed_loss", "time_update", "train", "verify_one_update",
 ]
 

@@ -36,7 +36,7 @@ from gastudy.check.reference import (
 from gastudy.check.reference import ComputePrecision, Reference, flat_gradient, rel_error
 from gastudy.check.steps import first_step_gradients, grads_are_zero
 from gastudy.check.trace import trace_loop
-from gastudy.core.checkpointing import cache_in_use
+from gastudy.core.checkpointing import cache_in_use, enable_checkpointing
 from gastudy.core.data import (
     MicrobatchStream,
     concat_microbatches,
@@ -49,6 +49,7 @@ from gastudy.core.loss import Normalization, as_normalization, summed_loss
 from gastudy.core.precision import PRECISIONS
 from gastudy.core.record import RunRecord
 from gastudy.core.workloads import Workload, workload
+from gastudy.memory.fit import FitPlan
 
 VERIFY_PRECISIONS = ("fp64", *PRECISIONS)
 
@@ -185,6 +186,8 @@ def verify_one_update(
     microbatches: Sequence[Mapping[str, torch.Tensor]] | None = None,
     task: str | None = None,
     tolerance: float | None = None,
+    every_n_layers: int | None = None,
+    offload: bool = False,
 ) -> VerifyReport:
     """Run one update and the big-batch reference, and check it.
 
@@ -207,6 +210,10 @@ def verify_one_update(
             They are not modified.
         tolerance: largest accepted relative error; default the kernel's, from the measured
             noise floor of this precision (:func:`gastudy.check.judge.tolerance`).
+        every_n_layers, offload: activation checkpointing for the update and the reference, as
+            :func:`~gastudy.core.checkpointing.enable_checkpointing` sets it (on the copies);
+            ``None``: as the model is. The settings a :class:`~gastudy.memory.fit.FitPlan`
+            chose come from its ``verify_kwargs()``.
 
     Returns a :class:`VerifyReport`. Raises ``ValueError`` for an unknown precision or
     normalization, ``fp64`` on a model that is not float64, or a custom module without
@@ -227,9 +234,14 @@ def verify_one_update(
     if len(microbatches) == 0:
         raise ValueError("microbatches is empty: pass the A batch dicts of one update")
     precision = verify_precision(precision, next(model.parameters()).dtype)
+    if every_n_layers is not None:
+        model = copy.deepcopy(model)  # yours keeps its own checkpointing
+        enable_checkpointing(model, every_n_layers, offload)
     devices = [torch.cuda.current_device()] if torch.cuda.is_available() and torch.cuda.is_initialized() else []
     with torch.random.fork_rng(devices=devices):
-        return _verify_on_copies(name, model, list(microbatches), task, precision, normalization, seed, tolerance)
+        report = _verify_on_copies(name, model, list(microbatches), task, precision, normalization, seed, tolerance)
+    report.config.update(every_n_layers=every_n_layers, offload=offload)
+    return report
 
 
 def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: str, precision: str,
@@ -318,3 +330,32 @@ def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: 
               "precision": precision, "normalization": normalization.name, "task": task, "seed": seed}
     return VerifyReport(not reasons, checks, max_abs, max_rel, tolerance, config, record, reasons, verdict.floor,
                         precision_gap)
+
+
+def verify_fit(plan: FitPlan, model: str | Workload | nn.Module, *, model_kwargs: dict | None = None,
+               microbatches: Sequence[Mapping[str, torch.Tensor]] | None = None, task: str | None = None,
+               seed: int = 0) -> VerifyReport:
+    """One update under what :func:`~gastudy.memory.fit.fit_to_budget` chose — its m, A,
+    checkpointing, offload and precision — on the model it measured, checked against the big
+    batch (:func:`verify_one_update`; one replica's share when D > 1).
+
+    ``model``: the same module, or the registered workload's name with the same
+    ``model_kwargs`` (then its own controlled data, ``task`` from the workload). A module
+    without ``microbatches`` gets invented ones (:func:`~gastudy.memory.workload.synthetic_microbatches`)
+    and the task its batches imply. Raises ``ValueError`` when nothing fit.
+    """
+    from gastudy.core.counting import task_of_batch
+    from gastudy.memory.workload import build_for_measurement, synthetic_microbatches
+
+    kwargs = plan.verify_kwargs()
+    m, a = kwargs["micro_batch"], kwargs["accumulation_steps"]
+    if not isinstance(model, nn.Module):
+        work = workload(model)
+        net = build_for_measurement(work, "cpu", seed, model_kwargs)
+        if microbatches is None:
+            microbatches, task = controlled_microbatches(work, m, a, seed=seed), task or work.task
+        model = net
+    elif microbatches is None:
+        microbatches = synthetic_microbatches(model, m, a, seed=seed)
+    task = task or task_of_batch(microbatches[0])
+    return verify_one_update(model, microbatches=microbatches, task=task, seed=seed, **kwargs)

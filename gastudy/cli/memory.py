@@ -11,8 +11,10 @@ import json
 import re
 import sys
 
+from gastudy.check.verify import verify_fit
 from gastudy.cli.options import MAX_REPLICAS, fail, whole
 from gastudy.core.checkpointing import checkpointing
+from gastudy.memory.fit import fit_to_budget
 from gastudy.memory.planner import plan_for_budget
 from gastudy.memory.saved import format_bytes, formula_check, saved_bytes
 from gastudy.memory.timeline import phase_timeline
@@ -57,6 +59,13 @@ def add_memory_parser(subparsers: argparse._SubParsersAction) -> argparse.Argume
                    help="target effective batch for the plan")
     p.add_argument("--replicas", type=whole(1, MAX_REPLICAS), default=1, metavar="D",
                    help="data-parallel replicas for the plan")
+    p.add_argument("--fit", action="store_true",
+                   help="with --budget: also choose checkpointing, offload and precision (cheapest first) and "
+                        "verify one update under the choice")
+    p.add_argument("--min-micro-batch", type=whole(1, 4096), default=1, metavar="M",
+                   help="with --fit: the smallest microbatch worth running (default 1)")
+    p.add_argument("--precisions", nargs="+", default=["fp32"], choices=["fp32", "bf16", "fp16"], metavar="P",
+                   help="with --fit: the precisions you accept, in order (default fp32 only)")
     p.add_argument("--device", default="cpu", help="cpu or cuda[:i]")
     p.add_argument("--seq-len", type=whole(2, 4096), default=32, help="tokens per sample (tiny-gpt)")
     p.add_argument("--hidden", type=whole(1, 8192), default=None, help="tiny-gpt width (default 256 for measurement)")
@@ -100,7 +109,20 @@ def memory_command(args: argparse.Namespace) -> int:
                 run["formula"] = formula_check(args.model, m, args.seq_len, args.every_n_layers, args.offload,
                                                args.device, kwargs).to_dict()
             out["runs"].append(run)
-        if args.budget is not None:
+        if args.fit and args.budget is None:
+            raise ValueError("--fit needs --budget (the memory to fit in, e.g. --budget 300MiB)")
+        if args.fit:
+            target = args.target or max(args.micro_batch) * args.accumulation_steps * args.replicas
+            fit = fit_to_budget(args.model, args.budget, target, replicas=args.replicas,
+                                min_micro_batch=args.min_micro_batch, precisions=args.precisions,
+                                device=args.device, seq_len=args.seq_len, optimizer=args.optimizer,
+                                model_kwargs=kwargs)
+            out["fit"] = fit.to_dict()
+            if fit.chosen is not None:
+                report = verify_fit(fit, args.model, model_kwargs=kwargs)
+                out["fit"]["verify"] = {"passed": report.passed, "rel_error": report.rel_error,
+                                        "tolerance": report.tolerance, "reasons": report.reasons}
+        elif args.budget is not None:
             target = args.target or max(args.micro_batch) * args.accumulation_steps * args.replicas
             plan = plan_for_budget(args.budget, target, args.replicas, args.model, device=args.device,
                                    every_n_layers=args.every_n_layers, offload=args.offload, seq_len=args.seq_len,
@@ -137,6 +159,20 @@ def _print_text(out: dict) -> None:
             print(f"CK-4 formula {f['checkpointed']} layers × m={f['micro_batch']} × T={f['sequence']} × "
                   f"H={f['hidden']} × {f['bytes_per_element']} B = {format_bytes(f['formula_bytes'])}; measured "
                   f"{format_bytes(f['measured_bytes'])} (×{f['ratio']:.3f}). {f['note']}")
+    if "fit" in out:
+        f = out["fit"]
+        print(f"\n## fit: budget {format_bytes(f['budget_bytes'])}, target {f['target_effective_batch']}, "
+              f"D={f['replicas']}, m ≥ {f['min_micro_batch']}")
+        for r in f["rows"]:
+            print(f"  {r['setting']:<28} m={r['m']:>3} A={r['A']:>3}: peak {r['peak MiB']:.1f} MiB "
+                  f"{'fits' if r['fits'] else 'over budget'}")
+        print(f["verdict"])
+        for note in f["notes"]:
+            print(f"note: {note}")
+        if "verify" in f:
+            v = f["verify"]
+            print(f"one update under this setting: {'PASSED' if v['passed'] else 'FAILED'} (relative error "
+                  f"{v['rel_error']:.2e}, tolerance {v['tolerance']:.1e}){''.join('; ' + r for r in v['reasons'])}")
     if "plan" in out:
         p = out["plan"]
         print(f"\n## plan: budget {format_bytes(p['budget_bytes'])}, target {p['target_effective_batch']}, "

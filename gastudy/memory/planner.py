@@ -47,17 +47,21 @@ class PeakMeasurement:
 def measure_peak(micro_batch: int, accumulation_steps: int, model: str | nn.Module = "tiny-gpt", *,
                  device: str | torch.device = "cpu", every_n_layers: int | None = None,
                  offload: bool = False, seq_len: int = 32, optimizer: str = "adamw",
-                 model_kwargs: dict | None = None, groups: int = 2, seed: int = 0) -> PeakMeasurement:
+                 model_kwargs: dict | None = None, groups: int = 2, seed: int = 0,
+                 precision: str = "fp32") -> PeakMeasurement:
     """Measure the real peak of m, A (first update and a steady group) on ``device``.
 
     A fresh model is built from its name for each call (a given module is deep-copied and
     left untouched); weights, gradients and optimizer state are part of the peak. CPU numbers
     are process resident memory above the usage without the model, so they carry some
-    allocator noise (a few MiB); CUDA numbers are exact allocator bytes.
+    allocator noise (a few MiB); CUDA numbers are exact allocator bytes. ``precision`` is the
+    engine's autocast (``fp32``, ``bf16``, ``fp16``): weights stay float32, the saved activations
+    of autocast layers shrink.
     """
     net = model if isinstance(model, str) else copy.deepcopy(model)  # never train the caller's model
     tl = phase_timeline(net, micro_batch, accumulation_steps, groups, every_n_layers, offload, device,
-                        seq_len=seq_len, optimizer=optimizer, model_kwargs=model_kwargs, seed=seed)
+                        seq_len=seq_len, optimizer=optimizer, model_kwargs=model_kwargs, seed=seed,
+                        precision=precision)
     fixed = max(r.weight_bytes + r.grad_bytes + r.optimizer_bytes for r in tl.rows)
     saved = max(r.saved_bytes for r in tl.rows)
     return PeakMeasurement(tl.peak, fixed, saved, micro_batch, accumulation_steps, tl.device, tl.probe)

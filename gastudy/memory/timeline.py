@@ -145,10 +145,11 @@ class Timeline:
 
 
 
-def _warm_up(model: nn.Module, optimizer: str, batch: Batch, task: str) -> None:
+def _warm_up(model: nn.Module, optimizer: str, batch: Batch, task: str, precision: str) -> None:
     """One throwaway update on a copy, so one-time library allocations do not pose as phases."""
     twin = copy.deepcopy(model)
-    Accumulator(twin, make_optimizer(optimizer, twin), accumulation_steps=1, task=task).update(
+    Accumulator(twin, make_optimizer(optimizer, twin), accumulation_steps=1, task=task,
+                precision=precision).update(
         build_group(0, [batch], 1, task))
 
 
@@ -169,6 +170,7 @@ def phase_timeline(
     seed: int = 0,
     warmup: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    precision: str = "fp32",
 ) -> Timeline:
     """Memory after every phase of ``groups`` real updates by the engine.
 
@@ -177,7 +179,8 @@ def phase_timeline(
     appears; later groups are the steady state). Each row holds the probe's current bytes,
     the peak since the previous row, the saved-for-backward bytes and exact weight, gradient
     and optimizer-state bytes. A name builds a fresh model (tiny-gpt widened so activations
-    are visible in process memory); ``every_n_layers`` enables checkpointing for the run.
+    are visible in process memory); ``every_n_layers`` enables checkpointing for the run;
+    ``precision`` (``fp32``, ``bf16``, ``fp16``) is the engine's autocast for the forwards.
     ``warmup`` first runs one throwaway update on a copy. ``progress(done, total)``, when given,
     is called before the warm-up and after each update (``total`` = groups, plus 1 for the
     warm-up): a widget's progress bar. Raises ``ValueError`` for sizes < 1.
@@ -199,11 +202,11 @@ def phase_timeline(
         if warmup:
             if progress is not None:
                 progress(0, total)
-            _warm_up(net, optimizer, batches[0], task)
+            _warm_up(net, optimizer, batches[0], task, precision)
         probe.release()
         start = probe.current_bytes() - state_bytes(net)["weights"]  # usage without the model
         opt = make_optimizer(optimizer, net)
-        engine = Accumulator(net, opt, accumulation_steps=accumulation_steps, task=task)
+        engine = Accumulator(net, opt, accumulation_steps=accumulation_steps, task=task, precision=precision)
 
         def record(phase: str, stage: str, saved: int = 0) -> None:
             probe.synchronize()
