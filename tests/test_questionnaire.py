@@ -25,7 +25,7 @@ def english_again():
 
 
 def test_every_chapter_has_a_questionnaire_of_six_to_ten_questions_mostly_checked():
-    assert chapters() == CHAPTERS and len(CHAPTERS) == 13
+    assert chapters() == CHAPTERS and len(CHAPTERS) == 14
     for nn in CHAPTERS:
         qs = questions(nn)
         kinds = [q.kind for q in qs]

@@ -21,6 +21,7 @@ NOTEBOOKS: dict[str, str] = {
     "10_verify_and_record": "Verify one update; the run record",
     "11_troubleshooting_clinic": "Five symptoms, their detectors and fixes",
     "12_questions": "Questions learners ask, answered with measurements",
+    "13_make_it_fit": "Make it fit: m, A, checkpointing and precision chosen together, one update verified",
 }
 
 SECTIONS: dict[str, tuple[str, str]] = {
