@@ -207,7 +207,7 @@ def count_allreduces_worker(settings: Sequence[tuple[int, bool]], updates: int =
             engine.update(group)
             seconds.append(time.perf_counter() - t0)
         comm = replicas.counter.per_update()[1:]  # the first update warms up (bucket rebuild)
-        rows.append({"accumulation_steps": A, "no_sync": no_sync, "updates": len(comm),
+        rows.append({"accumulation_steps": A, "micro_batch": micro_batch, "no_sync": no_sync, "updates": len(comm),
                      "calls_per_update": sum(c["calls"] for c in comm) / len(comm),
                      "bytes_per_update": sum(c["bytes"] for c in comm) / len(comm),
                      "seconds_per_update": sum(seconds[1:]) / len(seconds[1:]),
@@ -224,7 +224,7 @@ def count_allreduces(replicas: int = 2, accumulation_steps: int = 4, no_sync: bo
     Runs ``updates`` updates (after one warm-up) of A microbatches on ``replicas`` local
     processes and counts DDP's gradient all-reduce calls and bytes with a comm hook:
     with ``no_sync`` one call per bucket per update, without it A calls per bucket.
-    Returns ``{"accumulation_steps", "no_sync", "calls_per_update", "bytes_per_update",
+    Returns ``{"accumulation_steps", "micro_batch", "no_sync", "calls_per_update", "bytes_per_update",
     "seconds_per_update", "gradient_bytes", "updates"}`` (rank 0's view; all ranks agree).
 
     Course: MB-7.
