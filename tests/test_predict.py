@@ -63,3 +63,24 @@ def test_a_prediction_speaks_the_course_language_and_refuses_a_negative_toleranc
     html, metadata = shown[-1]
     assert 'dir="rtl"' in html and "border-right" in html
     assert "Your prediction" not in metadata["text/plain"]
+
+
+def test_every_chapter_asks_for_a_prediction_before_a_lab_and_reveals_it_after():
+    import re
+
+    import nbformat
+
+    from gastudy.course.sections import NOTEBOOKS
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[1] / "notebooks"
+    for stem in NOTEBOOKS:
+        nb = nbformat.read(root / f"{stem}.ipynb", as_version=4)
+        ids = [c.get("id") for c in nb.cells]
+        n = stem[:2]
+        assert f"nb{n}-predict" in ids and f"nb{n}-reveal" in ids, f"{stem} has no prediction and reveal"
+        labs = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and re.search(r"\w+Lab\(", c.source)]
+        asked, revealed = ids.index(f"nb{n}-predict"), ids.index(f"nb{n}-reveal")
+        assert "Prediction(" in nb.cells[asked].source and ".reveal(" in nb.cells[revealed].source
+        if labs:
+            assert any(asked < lab < revealed for lab in labs), f"{stem}: no lab between the prediction " \
+                f"(cell {asked}) and its reveal ({revealed}); labs at {labs}"
