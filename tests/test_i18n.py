@@ -367,3 +367,29 @@ def test_library_says_prints_in_english_and_quotes_marked_english_elsewhere(caps
     [page] = shown
     assert '<pre lang="en" dir="ltr">first &lt;verdict&gt;\n2</pre>' in page
     assert i18n.table("tr").get("The library's own words, in English:", "") in page
+
+
+def test_a_right_to_left_language_lets_each_printed_line_take_its_own_direction(monkeypatch):
+    """In a kernel, set_language("ar") shows the style that lays out every printed line by its
+    own first letter (an Arabic check line right to left); English shows nothing; a script neither."""
+    import IPython
+    import IPython.display
+
+    shown = []
+
+    class Kernel:
+        kernel = object()
+
+    monkeypatch.setattr(IPython.display, "display", lambda obj, **kw: shown.append(obj.data))
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Kernel())
+    try:
+        i18n.set_language("en")
+        assert shown == []
+        i18n.set_language("ar")
+        assert shown == [f"<style>{i18n.OUTPUT_DIRECTION_CSS}</style>"]
+        assert "unicode-bidi: plaintext" in shown[0]
+        monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+        i18n.set_language("ar")
+        assert len(shown) == 1
+    finally:
+        i18n.set_language("en")

@@ -151,3 +151,26 @@ def test_every_lab_figure_carries_a_text_alternative_with_its_numbers(monkeypatc
         assert figure_description(long).startswith(t("plot")) and t("plot") != "plot"
     finally:
         set_language("en")
+
+
+def test_a_labs_sentence_reads_right_to_left_in_arabic(monkeypatch, capsys):
+    import IPython
+    import IPython.display
+
+    from gastudy.course import i18n
+    from gastudy.course.widgets import say
+
+    say("fp32 · checkpoint 1/2: m = 16 fits")
+    assert capsys.readouterr().out == "fp32 · checkpoint 1/2: m = 16 fits\n"
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    monkeypatch.setattr(IPython.display, "display", lambda data, raw=False: shown.append(data))
+    i18n._current = "ar"  # as set_language("ar") leaves it, without its style
+    try:
+        say("fp32 · checkpoint 1/2: m = 16 <يتّسع>")
+    finally:
+        i18n._current = "en"
+    assert capsys.readouterr().out == ""
+    assert shown == [{"text/html": '<div class="gastudy-say" dir="rtl" style="white-space:pre-line">'
+                                   "fp32 · checkpoint 1/2: m = 16 &lt;يتّسع&gt;</div>",
+                      "text/plain": "fp32 · checkpoint 1/2: m = 16 <يتّسع>"}]

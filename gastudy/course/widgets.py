@@ -346,6 +346,17 @@ def show_html(html_text: str, text: str) -> None:
     display({"text/html": html_text, "text/plain": text}, raw=True)
 
 
+def say(text: str) -> None:
+    """Show a lab's sentence (a verdict, a note): printed as it is in a left-to-right course
+    language; in a right-to-left one shown as a paragraph with ``dir="rtl"`` (its plain-text
+    alternative is the text), so that a sentence that starts with a name or a number, such as
+    ``fp32 · checkpoint 1/2: …``, still reads right to left. Course: every lab's verdicts."""
+    if direction() != "rtl":
+        print(text)
+        return
+    show_html(f'<div class="gastudy-say" dir="rtl" style="white-space:pre-line">{html.escape(text)}</div>', text)
+
+
 # Inline styles only (they survive every renderer: JupyterLab, the static site, VS Code); the
 # inherited ones sit on the table, the alignment on each cell. Padding and rules come from the host.
 _WRAP_CSS = "overflow-x:auto;max-width:100%;margin:.3em 0"

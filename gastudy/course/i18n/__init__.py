@@ -86,11 +86,37 @@ def set_language(code: str) -> str:
     """Switch every lab built from now on to language ``code`` (``"en"``, ``"tr"``, ``"es"``,
     ``"ar"``); returns the code. Labs already on screen keep their language until rebuilt.
 
+    In a notebook, switching to a right-to-left language also shows a style (once per call)
+    that lets every printed line take its own direction (``unicode-bidi: plaintext``): an Arabic
+    line of a check or a lab's verdict reads right to left, a line of code or numbers stays left to
+    right. JupyterLab otherwise lays all printed text out left to right, which reorders a line that
+    mixes Arabic with numbers and names.
+
     Raises ``ValueError`` naming the choices for an unknown code (and changes nothing).
     """
     global _current
     _current = _check_code(code)
+    if is_rtl(_current):
+        _show_output_direction_style()
     return _current
+
+
+OUTPUT_DIRECTION_CSS = (".jp-OutputArea-output pre, .jp-RenderedText pre "
+                        "{unicode-bidi: plaintext; text-align: start;}")
+"""The style :func:`set_language` shows for a right-to-left language; the static site carries the same rule."""
+
+
+def _show_output_direction_style() -> None:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - the course extra installs IPython
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return  # a script or a test: nothing to lay out
+    from IPython.display import HTML, display
+
+    display(HTML(f"<style>{OUTPUT_DIRECTION_CSS}</style>"), metadata={"text/plain": ""})
 
 
 def language() -> str:

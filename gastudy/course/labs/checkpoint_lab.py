@@ -23,7 +23,7 @@ import torch
 from gastudy.core.checkpointing import checkpointing, layer_selection
 from gastudy.course.i18n import t
 from gastudy.course.labs.experiment import devices, steady_timing, timing_progress
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
+from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
 from gastudy.memory.saved import FormulaCheck, format_bytes, formula_check, saved_bytes
 from gastudy.memory.timing import (
     RunTiming,
@@ -317,12 +317,12 @@ class FormulaLab(Lab):
         ax.set_xlabel(t("KiB kept by the checkpointed layers"))
         ax.legend(fontsize=8)
         show_figure(fig)
-        print(t("{layers} checkpointed layers × m={m} × T={T} × hidden={hidden} × {bytes} bytes = {formula}; "
+        say(t("{layers} checkpointed layers × m={m} × T={T} × hidden={hidden} × {bytes} bytes = {formula}; "
                 "measured {measured} (ratio {ratio:.4f}).", layers=result.checkpointed, m=result.micro_batch,
                 T=result.sequence, hidden=result.hidden, bytes=result.bytes_per_element,
                 formula=format_bytes(result.formula_bytes), measured=format_bytes(result.measured_bytes),
                 ratio=result.ratio))
-        print(formula_note(result))
+        say(formula_note(result))
 
 
 def formula_note(check: FormulaCheck) -> str:
@@ -424,7 +424,7 @@ class OffloadLab(Lab):
             show_table([{"setting": names.get(n, n), "device peak": format_bytes(r.peak_bytes),
                          "best ms": min(r.timing.times_s) * 1000} for n, r in result.timings.items()],
                        headers=timing_headers())
-        print(offload_note(result))  # in the language the lab is shown in, whichever measured it
+        say(offload_note(result))  # in the language the lab is shown in, whichever measured it
 
 
 # ----------------------------------------------------------------------------- CK-1: terms in T and T²

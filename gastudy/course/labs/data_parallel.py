@@ -20,7 +20,7 @@ from typing import Any
 
 from gastudy.course.checks import library_says
 from gastudy.course.i18n import t
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
+from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
 
 REPLICA_CHOICES = (2, 3)
 """The values of D the chapter's labs offer (the warm pools :func:`start_pools` keeps)."""
@@ -82,7 +82,7 @@ class DenominatorLab(Lab):
                     for r, items in enumerate(result["items_per_microbatch"])],
                    headers={"replica": t("replica"), "items": t("supervised items per microbatch"),
                             "total": t("total")})
-        print(t("global denominator: {n} items on every replica; naive: each replica divides by its own count ({counts})",
+        say(t("global denominator: {n} items on every replica; naive: each replica divides by its own count ({counts})",
                 n=result["global"]["denominator"], counts=", ".join(map(str, result["items_per_replica"]))))
 
 
@@ -164,9 +164,9 @@ class DuplicatesLab(Lab):
                                   "applied": t("update applied")})
         for name, run in result.items():
             report = run["report"]
-            print("\n" + t("{data}: {distinct} distinct ids over {total} samples, {duplicated} on more than one replica",
+            say("\n" + t("{data}: {distinct} distinct ids over {total} samples, {duplicated} on more than one replica",
                             data=names.get(name, name), distinct=report["distinct"], total=sum(report["per_replica"]),
                             duplicated=report["duplicated_ids"]))
             if run["refused"]:
-                print(t("refused with DuplicateSamplesError:"))
+                say(t("refused with DuplicateSamplesError:"))
                 library_says(run["refused"])

@@ -21,7 +21,7 @@ from gastudy.core.plan import BatchPlan
 from gastudy.course.datasets import BlobDataset
 from gastudy.course.i18n import t
 from gastudy.course.models import build_model
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
+from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
 
 
 @dataclass
@@ -113,11 +113,11 @@ class EffectiveBatchLab(Lab):
         from matplotlib.patches import Rectangle
 
         p = r.plan
-        print(plan_line(p))
-        print(t("counted: {distinct} distinct samples in update 1; each replica's share: {shares}",
+        say(plan_line(p))
+        say(t("counted: {distinct} distinct samples in update 1; each replica's share: {shares}",
                 distinct=r.distinct, shares=[len(ids) for ids in r.per_replica_ids]))
         if p.devices > p.replicas:
-            print(t("wrong: counting all {devices} devices as replicas would claim {naive} samples per update — "
+            say(t("wrong: counting all {devices} devices as replicas would claim {naive} samples per update — "
                     "tensor/pipeline devices split one model, they add no samples.", devices=p.devices,
                     naive=r.naive_count))
         fig, ax = subplots(figsize=(min(12, 1.6 * p.replicas + 2), 2.2))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from gastudy.course.i18n import t
 from gastudy.course.labs.experiment import devices
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
+from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
 from gastudy.memory.fit import FitPlan, Setting, fit_to_budget
 from gastudy.memory.saved import format_bytes
 
@@ -123,4 +123,4 @@ class FitLab(Lab):
                      "peak": c.peak_bytes / MIB, "fits": t("yes") if c.fits else t("no")} for s, c in rows],
                    units={"peak": "MiB"}, headers={"setting": t("setting"), "peak": t("peak"), "fits": t("fits")},
                    highlight=[i for i, (s, c) in enumerate(rows) if (s, c.micro_batch) == chosen], max_rows=None)
-        print(fit_verdict(result))
+        say(fit_verdict(result))

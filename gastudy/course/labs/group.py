@@ -27,7 +27,7 @@ from gastudy.course.checks import library_says
 from gastudy.course.datasets import AdditionDataset, BlobDataset
 from gastudy.course.i18n import t
 from gastudy.course.models import build_model
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
+from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
 
 
 # ------------------------------------------------------------------ boundaries and denominator
@@ -106,7 +106,7 @@ class GroupPlanLab(Lab):
 
     def render(self, r: GroupPlanResult) -> None:
         show_table(r.rows, headers=_group_headers())
-        print(t("forward calls while counting: {calls}; engine denominators {state}",
+        say(t("forward calls while counting: {calls}; engine denominators {state}",
                 calls=r.forward_calls_before_counting,
                 state=t("match") if r.engine_denominators == r.denominators else t("DIFFER")))
         fig, ax = subplots(figsize=(6, 2.6))
@@ -363,13 +363,13 @@ class LastGroupLab(Lab):
     def render(self, r: LastGroupResult) -> None:
         show_table(r.groups, headers=_group_headers())
         if r.partial is None:
-            print(t("the groups divide the data evenly: no short last group"))
+            say(t("the groups divide the data evenly: no short last group"))
         else:
             p = r.partial
-            print(t("short last group ({n} of A={A} microbatches), policy {policy}: samples {ids} ",
+            say(t("short last group ({n} of A={A} microbatches), policy {policy}: samples {ids} ",
                     n=p.microbatches, A=p.accumulation_steps, policy=repr(p.policy), ids=p.sample_ids)
                   + (t("trained with their own denominator") if p.policy == "keep" else t("NOT trained")))
-            print(t("a constant divisor A would weight it {ratio:.4g}× (expected {expected:.4g} = {n}/{A})",
+            say(t("a constant divisor A would weight it {ratio:.4g}× (expected {expected:.4g} = {n}/{A})",
                     ratio=r.constant_divisor_ratio, expected=r.expected_ratio,
                     n=p.microbatches, A=p.accumulation_steps))
         fig, ax = subplots(figsize=(6, 2.4))
@@ -469,7 +469,7 @@ class SchedulerLab(Lab):
     def render(self, r: SchedulerResult) -> None:
         names = {"per update": t("per update"), "per microbatch": t("per microbatch")}
         steps = ", ".join(f"{names.get(k, k)}: {v}" for k, v in r.scheduler_steps.items())
-        print(t("scheduler steps: {steps}", steps=steps))
+        say(t("scheduler steps: {steps}", steps=steps))
         library_says(r.verdict)
         fig, ax = subplots(figsize=(6.5, 2.8))
         for name, style, label in (("per update", "o-", t("scheduler per update")),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from gastudy.course.i18n import t
 from gastudy.course.labs.checkpoint_lab import model_kwargs
 from gastudy.course.labs.experiment import devices
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
+from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
 from gastudy.memory.planner import MemoryPlan, measure_peak, plan_for_budget
 from gastudy.memory.probes import device_probes
 from gastudy.memory.saved import format_bytes
@@ -107,8 +107,8 @@ class TimelineLab(Lab):
         fig, ax = subplots(figsize=(max(6.0, 0.45 * len(result.rows)), 3.5))
         draw_timeline(result, ax)
         show_figure(fig)
-        print(timeline_summary(result))
-        print("\n".join(t("note: {note}", note=probe_note(n)) for n in result.notes))
+        say(timeline_summary(result))
+        say("\n".join(t("note: {note}", note=probe_note(n)) for n in result.notes))
         start = result.start_bytes
         rows = [{"phase": phase_name(r.phase), "current − start": (r.current_bytes - start) / MIB,
                  "peak − start": (r.peak_bytes - start) / MIB, "saved": r.saved_bytes / MIB,
@@ -171,7 +171,7 @@ class DevicesLab(Lab):
                    headers={"device": t("device"), "measures": t("measures"), "now": t("now"), "peak": t("peak"),
                             "reset": t("per-phase reset")})
         for r in result:
-            print(f"{r.device}: {probe_note(r.note)}")
+            say(f"{r.device}: {probe_note(r.note)}")
 
 
 class PlannerLab(Lab):
@@ -225,7 +225,7 @@ class PlannerLab(Lab):
                      "fits": t("yes") if c.fits else t("no")} for c in result.candidates],
                    units={"peak": "MiB"}, headers={"peak": t("peak"), "fixed part": t("fixed part"), "fits": t("fits")},
                    highlight=lambda row: result.chosen is not None and row["m"] == result.chosen.micro_batch)
-        print(plan_verdict(result))
+        say(plan_verdict(result))
 
 
 def plan_verdict(plan: MemoryPlan) -> str:

@@ -41,7 +41,7 @@ from gastudy.course.i18n import language, t
 from gastudy.course.labs.updates import engine_gradient, total_norm
 from gastudy.course.mistakes import NORMALIZATIONS, count_unshifted, mean_of_means, weighted_mean
 from gastudy.course.models import build_model
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
+from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
 
 
 # ------------------------------------------------------------------ MB-3: the 512/1536 example
@@ -308,7 +308,7 @@ class CountingLab(Lab):
             row.update({t("loss (right)"): r.loss_right, t("loss (mistaken)"): r.loss_wrong})
         show_table([row])
         if r.padded_right is not None and r.kind.startswith("causal, packed"):
-            print(t("the same samples padded count {padded} items after the shift; shift_labels count {right}",
+            say(t("the same samples padded count {padded} items after the shift; shift_labels count {right}",
                     padded=r.padded_right, right=r.right))
         fig, ax = subplots(figsize=(5, 2.2))
         ax.barh([t("right"), t("mistaken")], [r.right, r.wrong], color=["tab:green", "tab:red"])
@@ -384,7 +384,7 @@ class NormalizationLab(Lab):
         )
 
     def render(self, r: NormalizationResult) -> None:
-        print(t("supervised items per microbatch: {items}", items=r.items))
+        say(t("supervised items per microbatch: {items}", items=r.items))
         show_table(
             [
                 {"normalization": n, "relative gap": r.rel_diff[n], "equals big batch": r.passed[n]}
@@ -604,7 +604,7 @@ class MeanOfMeansLab(Lab):
                                     "mean of means": t("mean of means"), "bias": t("bias"),
                                     "gradient gap (mean)": t("gradient gap (mean)"),
                                     "gradient gap (tokens)": t("gradient gap (tokens)")})
-        print(t("mean |bias| = {bias:.4g} nats; gradient gap of a 'mean' update: {gap:.3g} (tokens: {tokens_gap:.3g}, "
+        say(t("mean |bias| = {bias:.4g} nats; gradient gap of a 'mean' update: {gap:.3g} (tokens: {tokens_gap:.3g}, "
                 "tolerance {tol:g})", bias=r.mean_abs_bias, gap=r.gradient_gap,
                 tokens_gap=r.tokens_gap, tol=r.tolerance))
         library_says(r.verdict)

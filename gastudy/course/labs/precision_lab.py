@@ -32,7 +32,7 @@ from gastudy.course.i18n import t
 from gastudy.course.labs.updates import parameter_snapshot
 from gastudy.course.mistakes import inject_overflow
 from gastudy.course.models import build_model
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
+from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
 
 
 # ------------------------------------------------------------------ the three precisions
@@ -96,7 +96,7 @@ class PrecisionLab(Lab):
                                     "scaler": t("scaler"), "gap": t("gap"), "tolerance": t("tolerance"),
                                     "passed": t("passed")})
         if not torch.cuda.is_available():
-            print(t("No GPU here: on a GPU the same code autocasts on 'cuda' and fp16/bf16 also save memory "
+            say(t("No GPU here: on a GPU the same code autocasts on 'cuda' and fp16/bf16 also save memory "
                     "and time; on the CPU they only show the numerics."))
         from matplotlib.patches import Patch
 
@@ -227,7 +227,7 @@ class OverflowLab(Lab):
                      "parameters changed": t("parameters changed")},
         )
         c = r.counters
-        print(t("attempted {attempted}, applied {applied}, scheduler steps {scheduler}, backward passes {backward}",
+        say(t("attempted {attempted}, applied {applied}, scheduler steps {scheduler}, backward passes {backward}",
                 attempted=c["updates_attempted"], applied=c["updates_applied"], scheduler=c["scheduler_steps"],
                 backward=c["backward_passes"]))
         fig, ax = subplots(figsize=(6.5, 2.6))

@@ -20,7 +20,7 @@ from typing import Any
 
 from gastudy.course.i18n import t
 from gastudy.course.mistakes import PerReplicaMean
-from gastudy.course.widgets import Lab, show_figure, show_table, subplots
+from gastudy.course.widgets import Lab, say, show_figure, show_table, subplots
 
 ACCUMULATION_CHOICES = (1, 2, 4, 8)
 """The values of A the lab offers."""
@@ -154,5 +154,5 @@ class ShardedLab(Lab):
         show_table(rows, headers={"setting": t("setting"), "reductions": t("reductions / update"),
                                   "all_gathers": t("all-gathers / update"), "gradient_kib": t("peak gradient KiB"),
                                   "fraction": t("of the whole gradient"), "ms": t("ms / update")})
-        print(t("DDP all-reduces and FSDP2 reduce-scatters are both gradient reductions; the times are noisy on "
+        say(t("DDP all-reduces and FSDP2 reduce-scatters are both gradient reductions; the times are noisy on "
                 "a shared machine."))

@@ -19,7 +19,7 @@ import torch
 from gastudy.course.i18n import language, t, translated
 from gastudy.course.i18n.terms import term as glossary_term
 from gastudy.course.sections import NOTEBOOKS, SECTIONS
-from gastudy.course.widgets import Lab, show_table
+from gastudy.course.widgets import Lab, say, show_table
 
 
 # term → (definition in the course's words, the object that implements it: gastudy's own, or the
@@ -346,7 +346,7 @@ class GlossaryLab(Lab):
 
     def render(self, result: GlossaryEntry) -> None:
         found = t("found, {kind}", kind=result.kind) if result.found else t("NOT FOUND")
-        print(f"{term_label(result.term)}: {result.definition}\n  "
+        say(f"{term_label(result.term)}: {result.definition}\n  "
               + t("in the code: {where} ({found})", where=result.where, found=found))
 
 

@@ -36,7 +36,7 @@ from gastudy.course import mistakes
 from gastudy.course.checks import library_says
 from gastudy.course.i18n import language, t
 from gastudy.course.models import build_model
-from gastudy.course.widgets import Lab, int_slider, show_figure, show_table, subplots
+from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
 
 DTYPES = {"float64": (torch.float64, "fp64"), "float32": (torch.float32, "fp32")}
 
@@ -230,7 +230,7 @@ class StepDiagramLab(Lab):
         show_table(r.rows, headers={"step": t("step"), "grads": t("grads"), "samples": t("samples"),
                                     "items": t("items"), "items so far": t("items so far"), "norm": t("norm"),
                                     "rel. gap to big batch": t("rel. gap to big batch")})
-        print(t("→ optimizer.step() with G1+…+G{A} (= one batch of {batch}), then zero_grad().   "
+        say(t("→ optimizer.step() with G1+…+G{A} (= one batch of {batch}), then zero_grad().   "
                 "max |Δ| = {abs_diff:.3g}, relative {rel_diff:.3g} (tolerance {tol:g} in {dtype}); parameters {state} "
                 "during the group", A=r.accumulation_steps, batch=r.micro_batch * r.accumulation_steps,
                 abs_diff=r.max_abs_diff, rel_diff=r.max_rel_diff, tol=r.tolerance,
@@ -335,7 +335,7 @@ class ActivationMemoryLab(Lab):
         ax.set_title(t("sequence {seq_len}: {split} keeps {size}", seq_len=r.seq_len, split=r.selected,
                        size=format_bytes(r.bytes_by_split[r.selected])))
         show_figure(fig)
-        print(t("32×1 keeps {ratio:.2f}× what 8×4 keeps per microbatch.", ratio=r.ratio_32x1_to_8x4))
+        say(t("32×1 keeps {ratio:.2f}× what 8×4 keeps per microbatch.", ratio=r.ratio_32x1_to_8x4))
 
 
 # ------------------------------------------------------------------ GA-3: the two knobs
@@ -655,7 +655,7 @@ class ZeroGradLab(Lab):
 
     def render(self, r: ZeroGradResult) -> None:
         library_says(r.verdict)
-        print(t("gradient size at the step ÷ the big batch's: {ratios}",
+        say(t("gradient size at the step ÷ the big batch's: {ratios}",
                 ratios=", ".join(f"{loop_name(name)} {r.mean_ratio(name):.2f}" for name in r.norm_ratio)))
         fig, ax = subplots(figsize=(6.5, 2.8))
         for name, gaps in r.gaps.items():
