@@ -51,6 +51,7 @@ FLAGS = [
     (["memory"], "--seq-len", set()),
     (["memory"], "--hidden", set()),
     (["memory"], "--layers", set()),
+    (["memory", "--fit"], "--min-micro-batch", set()),
     (["site"], "--timeout", set()),
     (["site"], "--jobs", set()),
     (["site"], "--out", {"zero", "negative", "float", "string", "huge"}),

@@ -142,6 +142,12 @@ def mismatch_worker() -> dict:
         replicas.group_denominator(build_group(0, mbs, 4))
     except ReplicaMismatchError as e:
         errors["denominator"] = str(e)
+    # 4. bookkeeping of a group that was never agreed on is refused, and counts nothing
+    try:
+        replicas.record_group(build_group(0, mbs, 4))
+    except RuntimeError as e:
+        errors["record"] = str(e)
+    errors["updates_counted"] = replicas.updates
     return errors
 
 
@@ -365,11 +371,12 @@ def test_a_replica_without_any_data_borrows_a_filler_and_still_joins(two_ranks):
 def test_irreconcilable_mismatch_raises_on_every_rank():
     errors = run_local(mismatch_worker, 2, timeout=90, pg_timeout=20)
     for rank_errors in errors:
-        assert set(rank_errors) == {"accumulation", "lengths", "denominator"}
+        assert set(rank_errors) == {"accumulation", "lengths", "denominator", "record", "updates_counted"}
     assert errors[0] == errors[1]  # the same decision, the same words, on every rank
     assert "[4, 3]" in errors[0]["accumulation"]
     assert "ran out of data" in errors[0]["lengths"] and "MicrobatchStream" in errors[0]["lengths"]
     assert "microbatches per rank [4, 3]" in errors[0]["denominator"]
+    assert all("before its group_denominator" in e["record"] and e["updates_counted"] == 0 for e in errors)
 
 
 def test_a_crashed_rank_makes_the_others_raise_not_hang():

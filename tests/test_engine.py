@@ -216,6 +216,9 @@ def test_denominator_is_known_before_the_first_forward():
             events.append(("denominator", group.supervised_items))
             return group.supervised_items
 
+        def record_group(self, group):
+            events.append(("record", group.index))
+
         def sync(self, model, last):
             events.append(("sync", last))
             return __import__("contextlib").nullcontext()
@@ -230,7 +233,7 @@ def test_denominator_is_known_before_the_first_forward():
     model.register_forward_pre_hook(lambda *a: events.append(("forward",)))
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     Accumulator(model, opt, accumulation_steps=3, replicas=Recording()).update(group_of(addition_microbatches(6, 2)))
-    assert events[0][0] == "denominator"
+    assert events[0][0] == "denominator" and events[1] == ("record", 0)  # both before the first forward
     assert [e for e in events if e[0] == "sync"] == [("sync", False), ("sync", False), ("sync", True)]
     assert events.index(("forward",)) > 0
 
@@ -380,5 +383,5 @@ def test_replicas_without_the_loss_methods_are_refused_before_anything_runs():
             return __import__("contextlib").nullcontext()
 
     model = tiny_gpt()
-    with pytest.raises(TypeError, match="lack carry_loss, group_loss"):
+    with pytest.raises(TypeError, match="lack record_group, carry_loss, group_loss"):
         Accumulator(model, torch.optim.SGD(model.parameters(), lr=0.1), accumulation_steps=2, replicas=Old())

@@ -5,6 +5,7 @@ given (a :class:`~gastudy.core.loss.Normalization`, a :class:`~gastudy.core.prec
 :class:`~gastudy.core.replicas.Replicas`)::
 
     denominator = replicas.group_denominator(group)        # fixed before the first backward
+    replicas.record_group(group)                           # its bookkeeping, one explicit step
     for each microbatch (only the last one syncs gradients across replicas):
         forward → its share of the group loss → backward   # no step, nothing kept
     unscale → one finite check → clip → step → scaler update
@@ -287,7 +288,8 @@ class Accumulator:
         self.model, self.optimizer, self.scheduler = model, optimizer, scheduler
         self.clip_grad_norm, self.ignore_index = clip_grad_norm, ignore_index
         self.replicas = replicas or SingleReplica()
-        missing = [m for m in ("group_denominator", "sync", "carry_loss", "group_loss") if not hasattr(self.replicas, m)]
+        missing = [m for m in ("group_denominator", "record_group", "sync", "carry_loss", "group_loss")
+                   if not hasattr(self.replicas, m)]
         if missing:
             raise TypeError(f"replicas of type {type(self.replicas).__name__} lack {', '.join(missing)}: implement "
                             "the gastudy.core.replicas.Replicas protocol (or pass DDPReplicas / nothing for one process)")
@@ -319,6 +321,7 @@ class Accumulator:
         if denominator == 0:
             raise EmptyGroupError(f"group {group.index} has no supervised item (all labels are {self.ignore_index}): "
                                   "there is nothing to learn from; drop these samples")
+        self.replicas.record_group(group)
         last, total = group.size - 1, None
         with self._rollback:
             for i, mb in enumerate(group.microbatches):

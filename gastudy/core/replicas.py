@@ -29,7 +29,10 @@ class Replicas(Protocol):
     - ``group_denominator(group)`` returns the supervised items of the *whole* group summed
       over all replicas, computed before the group's first backward; it also makes every
       replica agree on the group's number of microbatches (raising a clear error if they
-      cannot agree).
+      cannot agree). It records nothing.
+    - ``record_group(group)`` is the bookkeeping of that group, called once after its
+      denominator and before its first backward (update count, sample ids, per-replica totals;
+      nothing for one process).
     - ``sync(model, last)`` is the context every microbatch's forward *and* backward run
       in: gradient communication is skipped (``no_sync``) unless ``last`` is true.
     - ``carry_loss(total)`` is called just before the group's last backward with this
@@ -52,6 +55,8 @@ class Replicas(Protocol):
     rank: int
 
     def group_denominator(self, group: Group) -> int: ...
+
+    def record_group(self, group: Group) -> None: ...
 
     def sync(self, model: nn.Module, last: bool) -> contextlib.AbstractContextManager: ...
 
@@ -77,6 +82,9 @@ class SingleReplica:
 
     def group_denominator(self, group: Group) -> int:
         return group.supervised_items
+
+    def record_group(self, group: Group) -> None:
+        """Nothing to count for one process: the engine's counters say it all."""
 
     def sync(self, model: nn.Module, last: bool) -> contextlib.AbstractContextManager:
         return NOTHING

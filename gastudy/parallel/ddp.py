@@ -144,7 +144,7 @@ class DDPReplicas:
         count_comm: attach a :class:`CommCounter` in :meth:`wrap`.
         ddp_kwargs: extra ``DistributedDataParallel`` arguments.
 
-    Per-replica totals of what went through :meth:`group_denominator` are kept in
+    Per-replica totals of the groups :meth:`record_group` counted are kept in
     :attr:`totals` (one dict per rank). Raises ``RuntimeError`` when no process group is
     initialized, ``ValueError`` for an unknown option.
 
@@ -165,6 +165,7 @@ class DDPReplicas:
         self.counter = CommCounter(process_group) if count_comm else None
         self.ddp_kwargs = dict(ddp_kwargs or {})
         self.updates = 0
+        self._agreed: tuple[int, list[int], list[int], list[int]] | None = None  # group_denominator → record_group
         self.ids_report: SampleIdReport | None = None
         self.ids_per_stream: list[list[int]] = []  # this replica's sample ids, one list per group stream (epoch)
         self.totals = [{"rank": r, "groups": 0, "microbatches": 0, "samples": 0, "supervised_tokens": 0}
@@ -265,6 +266,7 @@ class DDPReplicas:
         microbatch counts differ, and :class:`DuplicateSamplesError` (``duplicates="raise"``)
         when the first group's sample ids overlap across replicas (not checked when the ids are
         stream positions the group assigned, ``group.ids_assigned``: those never overlap).
+        Records nothing: the agreed per-replica counts wait for :meth:`record_group`.
         """
         if isinstance(group, ReplicaGroup) and len(group.replica_items) == self.size:
             items, samples, sizes = group.replica_items, group.replica_samples, [group.size] * self.size
@@ -280,20 +282,33 @@ class DDPReplicas:
                     "(DistributedGroupStream), which applies keep/drop to a short last group on all replicas.")
         if self.updates == 0 and self.duplicates != "off" and not group.ids_assigned:
             self.check_duplicates(group.sample_ids)  # assigned ids (stream positions) cannot repeat: nothing to check
+        real = getattr(group, "replica_microbatches", None) or sizes
+        self._agreed = (group.index, list(items), list(samples), list(real))
+        return sum(items)
+
+    def record_group(self, group: Group) -> None:
+        """Count a group whose denominator was agreed, before its first backward: the update
+        number (the communication counter tags every all-reduce with it), this replica's sample
+        ids (:attr:`ids_per_stream`) and every replica's totals (:attr:`totals`). The engine
+        calls it once per group, after :meth:`group_denominator`; raises ``RuntimeError``
+        when that was not called for this group."""
+        if self._agreed is None or self._agreed[0] != group.index:
+            raise RuntimeError(f"record_group(group {group.index}) before its group_denominator: agree on the "
+                               "denominator first (the engine does both, in this order)")
+        _, items, samples, microbatches = self._agreed
+        self._agreed = None
         self.updates += 1
         if not self.ids_per_stream:
             self.ids_per_stream.append([])
         self.ids_per_stream[-1] += group.sample_ids
         if self.counter is not None:
             self.counter.update = self.updates
-        real = getattr(group, "replica_microbatches", None) or sizes
         for r in range(self.size):
             t = self.totals[r]
             t["groups"] += 1
-            t["microbatches"] += real[r]
+            t["microbatches"] += microbatches[r]
             t["samples"] += samples[r]
             t["supervised_tokens"] += items[r]
-        return sum(items)
 
     def check_duplicates(self, ids: Sequence[int]) -> SampleIdReport:
         """Compare ``ids`` across replicas (a collective: call on every rank) and act per
