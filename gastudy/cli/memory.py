@@ -161,12 +161,10 @@ def _print_text(out: dict) -> None:
                   f"{format_bytes(f['measured_bytes'])} (×{f['ratio']:.3f}). {f['note']}")
     if "fit" in out:
         f = out["fit"]
-        print(f"\n## fit: budget {format_bytes(f['budget_bytes'])}, target {f['target_effective_batch']}, "
-              f"D={f['replicas']}, m ≥ {f['min_micro_batch']}")
-        for r in f["rows"]:
-            print(f"  {r['setting']:<28} m={r['m']:>3} A={r['A']:>3}: peak {r['peak MiB']:.1f} MiB "
-                  f"{'fits' if r['fits'] else 'over budget'}")
-        print(f["verdict"])
+        _print_candidates(f"fit: budget {format_bytes(f['budget_bytes'])}, target {f['target_effective_batch']}, "
+                          f"D={f['replicas']}, m ≥ {f['min_micro_batch']}",
+                          [(f"{r['setting']:<28} m={r['m']:>3} A={r['A']:>3}", r["peak MiB"] * mib, r["fits"])
+                           for r in f["rows"]], f["verdict"])
         for note in f["notes"]:
             print(f"note: {note}")
         if "verify" in f:
@@ -175,12 +173,18 @@ def _print_text(out: dict) -> None:
                   f"{v['rel_error']:.2e}, tolerance {v['tolerance']:.1e}){''.join('; ' + r for r in v['reasons'])}")
     if "plan" in out:
         p = out["plan"]
-        print(f"\n## plan: budget {format_bytes(p['budget_bytes'])}, target {p['target_effective_batch']}, "
-              f"D={p['replicas']}")
-        for c in p["candidates"]:
-            print(f"  m={c['micro_batch']:>3} A={c['accumulation_steps']:>3}: peak {format_bytes(c['peak_bytes'])}"
-                  f" {'fits' if c['fits'] else 'over budget'}")
-        print(p["verdict"])
+        _print_candidates(f"plan: budget {format_bytes(p['budget_bytes'])}, target {p['target_effective_batch']}, "
+                          f"D={p['replicas']}",
+                          [(f"m={c['micro_batch']:>3} A={c['accumulation_steps']:>3}", c["peak_bytes"], c["fits"])
+                           for c in p["candidates"]], p["verdict"])
+
+
+def _print_candidates(heading: str, rows: list[tuple[str, float, bool]], verdict: str) -> None:
+    """A budget section: its heading, one line per measured candidate (label, peak bytes, fits), the verdict."""
+    print(f"\n## {heading}")
+    for label, peak, fits in rows:
+        print(f"  {label}: peak {format_bytes(int(peak))} {'fits' if fits else 'over budget'}")
+    print(verdict)
 
 
 def main(argv: list[str] | None = None) -> int:
