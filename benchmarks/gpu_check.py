@@ -12,14 +12,16 @@ Prints, on one CUDA device, in under 3 minutes:
    with and without offload;
 6. time per update for one effective batch of 16 as 16×1, 8×2, 1×16 (GA-2);
 7. the planner with a real budget (MB-9);
-8. data parallel on nccl, one rank per GPU: DDP vs FSDP2 deferred vs every at A = 4 —
+8. make it fit (chapter 13): the ladder of settings under a budget the plain m = 16 misses by
+   10 % — offload is one of its rungs on CUDA — and one update verified under the choice;
+9. data parallel on nccl, one rank per GPU: DDP vs FSDP2 deferred vs every at A = 4 —
    reductions per update, peak gradient bytes per replica, seconds (MB-7). It needs at least
    two GPUs (nccl refuses two ranks on one device); with fewer it says so and is skipped.
 
 Without CUDA it prints why and exits 0. ``--device cpu`` runs the same code on the CPU with a
 small model as a dry run of the script itself (offload then has nothing to move).
-``--out FILE`` also writes every result as JSON. ``--notebooks`` also executes chapters 08 and 09
-(English and Turkish) under nbval — on a GPU, the cells a CPU run never takes.
+``--out FILE`` also writes every result as JSON. ``--notebooks`` also executes chapters 08, 09
+and 13 (08 and 09 in Turkish too) under nbval — on a GPU, the cells a CPU run never takes.
 
 The prepared command for a machine with one CUDA device, from a fresh clone::
 
@@ -42,8 +44,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import torch  # noqa: E402
 
+from gastudy.check.verify import verify_fit  # noqa: E402
 from gastudy.core.checkpointing import enable_checkpointing  # noqa: E402
 from gastudy.course.models import build_model  # noqa: E402
+from gastudy.memory.fit import fit_to_budget  # noqa: E402
 from gastudy.memory.planner import (
     measure_peak,
     plan_for_budget,  # noqa: E402
@@ -183,8 +187,26 @@ def planner(device: str, kw: dict, seq: int) -> dict:
     return {"plan": plan.to_dict(), "tight": tight.to_dict()}
 
 
+def fit(device: str, kw: dict, seq: int) -> dict:
+    """Section 8: the make-it-fit ladder with a budget the plain run at m = 16 misses by 10 %; on
+    CUDA its rungs include offload. The chosen setting's update is verified (on the CPU)."""
+    plain = measure_peak(16, 2, "tiny-gpt", device=device, seq_len=seq, model_kwargs=kw)
+    budget = int(plain.peak_bytes * 0.9)
+    plan = fit_to_budget("tiny-gpt", budget, 32, min_micro_batch=16, device=device, seq_len=seq, model_kwargs=kw)
+    for r in plan.rows():
+        print(f"   {r['setting']:<34} m={r['m']:>2} A={r['A']}: peak {r['peak MiB']:8.1f} MiB "
+              f"{'fits' if r['fits'] else 'over budget'}")
+    print(f"   budget {format_bytes(budget)}: {plan.verdict}")
+    out = {"plan": plan.to_dict()}
+    if plan.chosen is not None:
+        report = verify_fit(plan, "tiny-gpt", model_kwargs=kw)
+        print(f"   one update under it: {'passed' if report.passed else 'FAILED'} (relative error {report.rel_error:.2e})")
+        out["verified"] = {"passed": report.passed, "rel_error": report.rel_error}
+    return out
+
+
 def sharded_nccl(kw: dict, m: int) -> dict:
-    """Section 8: DDP vs FSDP2 (deferred, every) on nccl, one rank per GPU (needs ≥ 2 GPUs)."""
+    """Section 9: DDP vs FSDP2 (deferred, every) on nccl, one rank per GPU (needs ≥ 2 GPUs)."""
     from gastudy.course.demos.fsdp import BACKENDS, measure_sharded_worker
     from gastudy.parallel.launch import run_local
 
@@ -204,7 +226,8 @@ def sharded_nccl(kw: dict, m: int) -> dict:
 
 
 NOTEBOOKS = ["notebooks/08_checkpointing.ipynb", "notebooks/09_memory_check_and_decide.ipynb",
-             "notebooks/tr/08_checkpointing.ipynb", "notebooks/tr/09_memory_check_and_decide.ipynb"]
+             "notebooks/13_make_it_fit.ipynb", "notebooks/tr/08_checkpointing.ipynb",
+             "notebooks/tr/09_memory_check_and_decide.ipynb"]
 
 
 def notebooks(timeout_s: float = 240.0) -> dict:
@@ -259,11 +282,13 @@ def main() -> int:
         lambda: layouts(args.device, kw, seq // 2, args.repeats))
     section("7. planner with a real budget (target 16)", results, "planner", args.budget_s, started)(
         lambda: planner(args.device, kw, seq // 2))
+    section("8. make it fit: the ladder under a budget the plain m = 16 misses", results, "fit", args.budget_s,
+            started)(lambda: fit(args.device, kw, seq // 2))
     if on_gpu:
-        section("8. data parallel on nccl: DDP vs FSDP2 deferred/every (A=4)", results, "sharded_nccl",
+        section("9. data parallel on nccl: DDP vs FSDP2 deferred/every (A=4)", results, "sharded_nccl",
                 args.budget_s + 120, started)(lambda: sharded_nccl({**kw, "max_len": 64}, m))
     if args.notebooks:
-        section("9. chapters 08 and 09 under nbval (English, Turkish)", results, "notebooks",
+        section("10. chapters 08, 09 and 13 under nbval (English; 08 and 09 in Turkish)", results, "notebooks",
                 args.budget_s + 600, started)(notebooks)
     total = time.perf_counter() - started
     failed = [k for k, v in results.items() if isinstance(v, dict) and "error" in v]

@@ -74,5 +74,5 @@ def test_the_prepared_gpu_script_dry_runs_on_the_cpu(tmp_path):
                            "1", "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = json.loads(out.read_text())
-    for key in ("gradients", "probes", "checkpointing", "timeline", "formula", "layouts", "planner"):
+    for key in ("gradients", "probes", "checkpointing", "timeline", "formula", "layouts", "planner", "fit"):
         assert key in results and "error" not in results[key], key
