@@ -336,8 +336,10 @@ def verify_fit(plan: FitPlan, model: str | Workload | nn.Module, *, model_kwargs
                microbatches: Sequence[Mapping[str, torch.Tensor]] | None = None, task: str | None = None,
                seed: int = 0) -> VerifyReport:
     """One update under what :func:`~gastudy.memory.fit.fit_to_budget` chose — its m, A,
-    checkpointing, offload and precision — on the model it measured, checked against the big
-    batch (:func:`verify_one_update`; one replica's share when D > 1).
+    checkpointing, offload and precision — on the model it measured (rebuilt on the CPU from a
+    name; yours as it is), checked against the big batch (:func:`verify_one_update`; one
+    replica's share when D > 1). What it checks is the arithmetic of the update, which the
+    device does not change; the memory was the fit's measurement.
 
     ``model``: the same module, or the registered workload's name with the same
     ``model_kwargs`` (then its own controlled data, ``task`` from the workload). A module
