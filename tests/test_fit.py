@@ -167,3 +167,46 @@ def test_the_command_line_fits_and_verifies(capsys):
     assert fit["verify"]["passed"] and fit["verify"]["rel_error"] <= fit["verify"]["tolerance"]
     assert main(["--fit"]) == 2
     assert "--fit needs --budget" in capsys.readouterr().err
+
+
+def test_a_hugging_face_model_is_fitted_with_your_batches_and_verified_checkpointed():
+    """A Transformers model's inputs cannot be invented: make_batch(m) gives them, to every
+    measurement and to the verification, which runs under the chosen checkpointing."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(n_layer=2, n_embd=32, n_head=2, vocab_size=64, n_positions=16, bos_token_id=0,
+                                     eos_token_id=0, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+    net = transformers.GPT2LMHeadModel(config)
+    made = []
+
+    def make_batch(m):
+        ids = torch.randint(0, 64, (m, 16))
+        made.append(m)
+        return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": ids.clone()}
+
+    plan = fit_to_budget(net, 10_000 * MiB, 4, min_micro_batch=2, make_batch=make_batch)
+    assert (plan.setting, plan.micro_batch, plan.accumulation_steps) == (Setting(), 4, 1)
+    assert made == [4, 4, 2, 2, 2, 2]  # A × 2 groups per measurement: m = 4 (A = 1), then m = 2 (A = 2)
+    measure, _ = _table({("fp32", m): 90 for m in (1, 2, 4)} | {("fp32 · checkpoint 1/2", 4): 90,
+                                                                 ("fp32 · checkpoint 1/2", 2): 70,
+                                                                 ("fp32 · checkpoint 1/2", 1): 60})
+    chosen = fit_to_budget(net, 80 * MiB, 4, min_micro_batch=2, measure=measure)
+    report = verify_fit(chosen, net, make_batch=make_batch)
+    assert (chosen.micro_batch, chosen.accumulation_steps) == (2, 2)
+    assert report.passed and report.config["every_n_layers"] == 2 and report.rel_error <= report.tolerance
+    assert checkpointed_layers(net) == []
+
+
+def test_ctrl_c_during_a_fit_is_one_line_and_exit_130(monkeypatch, capsys):
+    import json
+
+    import gastudy.cli.memory as cli
+
+    def interrupted(*_, **__):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "fit_to_budget", interrupted)
+    assert cli.main(["--budget", "1GiB", "--target", "8", "--fit", "--micro-batch", "2", "--groups", "1",
+                     "--layers", "1", "--json"]) == 130
+    assert json.loads(capsys.readouterr().out) == {
+        "error": "memory: interrupted (SIGINT) before the measurements finished; nothing was written", "exit": 130}

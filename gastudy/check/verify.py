@@ -22,7 +22,7 @@ buffers, gradients, train/eval mode and the global random state are as they were
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -334,7 +334,7 @@ def _verify_on_copies(name: str, original: nn.Module, microbatches: list, task: 
 
 def verify_fit(plan: FitPlan, model: str | Workload | nn.Module, *, model_kwargs: dict | None = None,
                microbatches: Sequence[Mapping[str, torch.Tensor]] | None = None, task: str | None = None,
-               seed: int = 0) -> VerifyReport:
+               seed: int = 0, make_batch: Callable[[int], Mapping[str, torch.Tensor]] | None = None) -> VerifyReport:
     """One update under what :func:`~gastudy.memory.fit.fit_to_budget` chose — its m, A,
     checkpointing, offload and precision — on the model it measured (rebuilt on the CPU from a
     name; yours as it is), checked against the big batch (:func:`verify_one_update`; one
@@ -343,8 +343,9 @@ def verify_fit(plan: FitPlan, model: str | Workload | nn.Module, *, model_kwargs
 
     ``model``: the same module, or the registered workload's name with the same
     ``model_kwargs`` (then its own controlled data, ``task`` from the workload). A module
-    without ``microbatches`` gets invented ones (:func:`~gastudy.memory.workload.synthetic_microbatches`)
-    and the task its batches imply. Raises ``ValueError`` when nothing fit.
+    without ``microbatches`` gets A of ``make_batch(m)`` (the function the fit measured with), or
+    invented ones (:func:`~gastudy.memory.workload.synthetic_microbatches`), and the task its
+    batches imply. Raises ``ValueError`` when nothing fit.
     """
     from gastudy.core.counting import task_of_batch
     from gastudy.memory.workload import build_for_measurement, synthetic_microbatches
@@ -358,6 +359,7 @@ def verify_fit(plan: FitPlan, model: str | Workload | nn.Module, *, model_kwargs
             microbatches, task = controlled_microbatches(work, m, a, seed=seed), task or work.task
         model = net
     elif microbatches is None:
-        microbatches = synthetic_microbatches(model, m, a, seed=seed)
+        microbatches = [make_batch(m) for _ in range(a)] if make_batch is not None else \
+            synthetic_microbatches(model, m, a, seed=seed)
     task = task or task_of_batch(microbatches[0])
     return verify_one_update(model, microbatches=microbatches, task=task, seed=seed, **kwargs)

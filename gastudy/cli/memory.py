@@ -93,7 +93,7 @@ def _model_kwargs(args: argparse.Namespace) -> dict | None:
 
 def memory_command(args: argparse.Namespace) -> int:
     """Run ``gastudy memory``; prints tables (or one JSON object with ``--json``). Returns 0, or
-    2 with a message on stderr when the arguments cannot be measured. Course: MB-9, CK-4."""
+    2 with a message on stderr when the arguments cannot be measured, or 130 on Ctrl-C. Course: MB-9, CK-4."""
     kwargs = _model_kwargs(args)
     out: dict = {"model": args.model, "device": args.device, "model_kwargs": kwargs, "runs": []}
     try:
@@ -130,6 +130,8 @@ def memory_command(args: argparse.Namespace) -> int:
             out["plan"] = plan.to_dict()
     except (ValueError, TypeError, RuntimeError) as err:
         return fail(args, f"memory: {err}")
+    except KeyboardInterrupt:  # a measurement writes nothing: say so, no traceback
+        return fail(args, "memory: interrupted (SIGINT) before the measurements finished; nothing was written", 130)
     if args.json:
         print(json.dumps(out))
     else:

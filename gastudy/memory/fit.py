@@ -20,7 +20,7 @@ needs to check one update under the chosen setting.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -39,6 +39,9 @@ from gastudy.memory.planner import (
 )
 from gastudy.memory.saved import format_bytes
 from gastudy.memory.workload import build_for_measurement
+
+MEASURED_GROUPS = 2
+"""Groups each measurement runs: the first update (optimizer state appears) and a steady one."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,7 @@ def fit_to_budget(model: str | Workload | nn.Module, budget_bytes: int, target_e
                   model_kwargs: dict | None = None, seed: int = 0,
                   progress: Callable[[int, int, str], None] | None = None,
                   measure: Callable[[int, int, Setting], PeakMeasurement | tuple[int, int]] | None = None,
-                  ) -> FitPlan:
+                  make_batch: Callable[[int], Mapping] | None = None) -> FitPlan:
     """Choose m, A and a :class:`Setting` whose *measured* peak fits ``budget_bytes``.
 
     Args:
@@ -178,6 +181,11 @@ def fit_to_budget(model: str | Workload | nn.Module, budget_bytes: int, target_e
         min_micro_batch: the smallest m worth running (a GPU is underused below some size);
             a setting fits only with an m at least this large.
         precisions: the autocast precisions you accept, in order of preference.
+        make_batch: ``make_batch(m)`` → one microbatch dict of m samples, for a model whose inputs
+            cannot be invented (a Hugging Face model: ``input_ids``, ``attention_mask``,
+            ``labels``); called 2 × A times per measurement. Default: invented batches (token ids
+            for a model with ``config["vocab_size"]``, random features for one whose first and
+            last layers are ``nn.Linear``).
         progress: called as ``progress(done, total, what)`` before each measurement.
         measure: ``measure(m, A, setting)`` → a :class:`~gastudy.memory.planner.PeakMeasurement`
             or ``(peak_bytes, fixed_bytes)``; default a real :func:`~gastudy.memory.planner.measure_peak`.
@@ -211,9 +219,11 @@ def fit_to_budget(model: str | Workload | nn.Module, budget_bytes: int, target_e
             done += 1
             if measure is not None:
                 return measure(m, a, setting)
+            batches = [make_batch(m) for _ in range(a * MEASURED_GROUPS)] if make_batch is not None else None
             return measure_peak(m, a, model, device=device, every_n_layers=setting.every_n_layers,
                                 offload=setting.offload, seq_len=seq_len, optimizer=optimizer,
-                                model_kwargs=model_kwargs, seed=seed, precision=setting.precision)
+                                model_kwargs=model_kwargs, seed=seed, precision=setting.precision,
+                                groups=MEASURED_GROUPS, microbatches=batches)
 
         plan = plan_for_budget(budget_bytes, target_effective_batch, replicas, candidates=sizes, measure=measure_one)
         rung = Rung(setting, plan, plan.chosen is not None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -48,7 +48,7 @@ def measure_peak(micro_batch: int, accumulation_steps: int, model: str | nn.Modu
                  device: str | torch.device = "cpu", every_n_layers: int | None = None,
                  offload: bool = False, seq_len: int = 32, optimizer: str = "adamw",
                  model_kwargs: dict | None = None, groups: int = 2, seed: int = 0,
-                 precision: str = "fp32") -> PeakMeasurement:
+                 precision: str = "fp32", microbatches: Sequence[Mapping] | None = None) -> PeakMeasurement:
     """Measure the real peak of m, A (first update and a steady group) on ``device``.
 
     A fresh model is built from its name for each call (a given module is deep-copied and
@@ -56,12 +56,14 @@ def measure_peak(micro_batch: int, accumulation_steps: int, model: str | nn.Modu
     are process resident memory above the usage without the model, so they carry some
     allocator noise (a few MiB); CUDA numbers are exact allocator bytes. ``precision`` is the
     engine's autocast (``fp32``, ``bf16``, ``fp16``): weights stay float32, the saved activations
-    of autocast layers shrink.
+    of autocast layers shrink. ``microbatches``: ``accumulation_steps × groups`` batch dicts of
+    ``micro_batch`` samples for a model whose inputs cannot be invented (a Hugging Face model:
+    ``input_ids``, ``attention_mask``, ``labels``); default: invented ones.
     """
     net = model if isinstance(model, str) else copy.deepcopy(model)  # never train the caller's model
     tl = phase_timeline(net, micro_batch, accumulation_steps, groups, every_n_layers, offload, device,
                         seq_len=seq_len, optimizer=optimizer, model_kwargs=model_kwargs, seed=seed,
-                        precision=precision)
+                        precision=precision, microbatches=microbatches)
     fixed = max(r.weight_bytes + r.grad_bytes + r.optimizer_bytes for r in tl.rows)
     saved = max(r.saved_bytes for r in tl.rows)
     return PeakMeasurement(tl.peak, fixed, saved, micro_batch, accumulation_steps, tl.device, tl.probe)

@@ -16,7 +16,7 @@ from gastudy.core.checkpointing import checkpointing
 from gastudy.core.counting import task_of_batch
 from gastudy.core.data import Batch
 from gastudy.core.engine import Accumulator
-from gastudy.core.groups import build_group, make_groups
+from gastudy.core.groups import make_groups
 from gastudy.memory.probes import MemoryProbe, state_bytes
 from gastudy.memory.saved import SavedTensorCounter, format_bytes, to_device
 from gastudy.memory.workload import build_for_measurement, make_optimizer, synthetic_microbatches
@@ -148,9 +148,8 @@ class Timeline:
 def _warm_up(model: nn.Module, optimizer: str, batch: Batch, task: str, precision: str) -> None:
     """One throwaway update on a copy, so one-time library allocations do not pose as phases."""
     twin = copy.deepcopy(model)
-    Accumulator(twin, make_optimizer(optimizer, twin), accumulation_steps=1, task=task,
-                precision=precision).update(
-        build_group(0, [batch], 1, task))
+    engine = Accumulator(twin, make_optimizer(optimizer, twin), accumulation_steps=1, task=task, precision=precision)
+    engine.update(next(iter(make_groups([batch], 1, task))))  # numbered by position: yours need no sample_ids
 
 
 
