@@ -235,16 +235,16 @@ def fit_to_budget(model: str | Workload | nn.Module, budget_bytes: int, target_e
             break
     if progress is not None:
         progress(total, total, "")
-    return FitPlan(budget_bytes, target_effective_batch, replicas, min_micro_batch, rungs, chosen,
-                   _verdict(budget_bytes, min_micro_batch, rungs, chosen), notes)
+    plan = FitPlan(budget_bytes, target_effective_batch, replicas, min_micro_batch, rungs, chosen, "", notes)
+    plan.verdict = _verdict(plan)
+    return plan
 
 
-def _verdict(budget: int, min_m: int, rungs: list[Rung], chosen: Rung | None) -> str:
+def _verdict(plan: FitPlan) -> str:
+    budget, min_m, rungs, chosen = plan.budget_bytes, plan.min_micro_batch, plan.rungs, plan.chosen
     if chosen is not None:
-        m, a = chosen.plan.micro_batch, chosen.plan.accumulation_steps
-        peak = next(c.peak_bytes for c in chosen.plan.candidates if c.micro_batch == m)
-        text = (f"{chosen.setting.label}: m={m}, A={a} fits (measured peak {format_bytes(peak)} ≤ budget "
-                f"{format_bytes(budget)}).")
+        text = (f"{chosen.setting.label}: m={plan.micro_batch}, A={plan.accumulation_steps} fits (measured peak "
+                f"{format_bytes(plan.peak_bytes)} ≤ budget {format_bytes(budget)}).")
         if len(rungs) > 1:
             text += (f" Cheaper settings tried first did not fit an m ≥ {min_m}: "
                      + ", ".join(r.setting.label for r in rungs[:-1]) + ".")
