@@ -9,6 +9,7 @@ Few launches, each bounded: starting processes (``import torch``) is what costs 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -220,6 +221,27 @@ def test_a_port_taken_between_choice_and_rendezvous_cannot_break_the_run(monkeyp
     assert all(r["agent_store"] == "True" for r in results) and servers[-1][1] not in taken
     assert os.environ["TORCH_DISABLE_SHARE_RDZV_TCP_STORE"] == "1"  # the caller's setting is put back
     assert seconds < 75  # the old failure mode: a 75 s rendezvous timeout
+
+
+def surroundings_worker() -> dict:
+    """What a worker sees of the caller's world."""
+    return {"setting": os.environ.get("GASTUDY_TEST_SETTING"), "cwd": os.getcwd(), "ppid": os.getppid(),
+            "torch_threads": __import__("torch").get_num_threads()}
+
+
+def test_workers_see_the_callers_environment_and_folder_as_they_are_at_each_call(tmp_path, monkeypatch):
+    """Workers may come from a fork server started at the first run: a variable set or a folder
+    entered after it started still reaches the workers of the next run, and one removed is gone."""
+    launch.run_local(surroundings_worker, 1, timeout=120)  # the fork server (where there is one) now runs
+    monkeypatch.setenv("GASTUDY_TEST_SETTING", "after the first run")
+    monkeypatch.chdir(tmp_path)
+    second = launch.run_local(surroundings_worker, 2, timeout=120)
+    assert [(r["setting"], r["cwd"]) for r in second] == [("after the first run", str(tmp_path))] * 2
+    forked = "forkserver" in multiprocessing.get_all_start_methods()
+    assert {r["ppid"] == os.getpid() for r in second} == {not forked}  # forked by the server, not started by us
+    assert [r["torch_threads"] for r in second] == [1, 1]
+    monkeypatch.delenv("GASTUDY_TEST_SETTING")
+    assert [r["setting"] for r in launch.run_local(surroundings_worker, 2, timeout=120)] == [None, None]
 
 
 CUT = [sys.executable, "-m", "gastudy", "train", "--replicas", "2", "--dataset-size", "600", "--no-progress",
