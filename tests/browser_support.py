@@ -32,6 +32,12 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 KERNEL_IDLE = ("(() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
                " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
                " return !!k && k.status === 'idle'; })()")
+# Close every document without saving it (its kernel was asked to stop), then open ``path``.
+OPEN_ALONE = """async (path) => {
+  const app = window.jupyterapp;
+  for (const w of [...app.shell.widgets('main')]) w.dispose();
+  await app.commands.execute('docmanager:open', {path});
+}"""
 ALL_RAN = ("(() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
            ".every(e => /\\[\\d+\\]/.test(e.textContent)))()")
 # Errors a learner would see: tracebacks and stderr outputs, and a widget that failed to render.
@@ -189,19 +195,31 @@ class CourseBrowser:
         self.page.screenshot(path=str(path), full_page=False)
         return path
 
+    def open(self, name: str) -> None:
+        """Open notebook ``name`` (a path below the course folder, without ``.ipynb``) as the only
+        document, the way a learner opens the next chapter from the file browser: JupyterLab
+        loads once, later chapters open in the same page (closing the previous one unsaved)."""
+        page, path = self.page, f"{name}.ipynb"
+        if page.evaluate("() => !window.jupyterapp"):
+            page.goto(self.server.notebook_url(name))
+        else:
+            page.evaluate(OPEN_ALONE, path)
+        page.wait_for_function(f"({KERNEL_IDLE}) && window.jupyterapp.shell.currentWidget.context.path === {path!r}",
+                               timeout=120_000, polling=100)
+
     def run_all(self, name: str, timeout_s: float = 240) -> float:
         """Open ``name``, Run All, wait until every cell ran and the kernel is idle; seconds taken."""
         page = self.page
-        page.goto(self.server.notebook_url(name))
-        page.wait_for_function(KERNEL_IDLE, timeout=120_000, polling=250)
+        self.open(name)
         t0 = time.perf_counter()
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.wait_for_function(ALL_RAN + " && " + KERNEL_IDLE, timeout=timeout_s * 1000, polling=500)
+        page.wait_for_function(ALL_RAN + " && " + KERNEL_IDLE, timeout=timeout_s * 1000, polling=100)
         return time.perf_counter() - t0
 
     def shut_down_kernel(self) -> None:
-        """Stop the open notebook's kernel (and whatever it started, e.g. a warm worker pool)."""
-        self.page.evaluate("window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+        """Ask the server to stop the open notebook's kernel (and whatever it started, e.g. a warm
+        worker pool); the next chapter loads meanwhile."""
+        self.page.evaluate("() => { window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }")
 
     def errors(self) -> list[str]:
         return self.page.locator(".jp-Notebook").evaluate(ERRORS)
@@ -235,12 +253,11 @@ class CourseBrowser:
                     self.page.wait_for_function(
                         "([el, busy]) => el.__mutations > 0 && getComputedStyle(busy).display === 'none'",
                         arg=[output.element_handle(), lab.locator(".gastudy-busy").element_handle()],
-                        timeout=timeout_s * 1000, polling=100)
+                        timeout=timeout_s * 1000, polling=25)
                     change.seconds = time.perf_counter() - t0
                 except Exception as e:  # noqa: BLE001 - recorded as a problem with a screenshot
                     change.seconds = time.perf_counter() - t0
                     change.problems.append(f"no redraw within {timeout_s:.0f} s ({type(e).__name__})")
-                self.page.wait_for_timeout(200)
                 change.problems += [f"error output: {e[-400:]}" for e in output.evaluate(ERRORS)]
                 change.problems += blank_images(output.locator("img"))
                 if change.problems:
