@@ -244,6 +244,27 @@ def test_workers_see_the_callers_environment_and_folder_as_they_are_at_each_call
     assert [r["setting"] for r in launch.run_local(surroundings_worker, 2, timeout=120)] == [None, None]
 
 
+def test_a_temporary_folder_too_long_for_the_fork_servers_socket_falls_back_to_spawned_workers(tmp_path):
+    """A Unix socket's path holds about 100 bytes: under a longer TMPDIR the fork server cannot
+    start, and the run still completes with spawned workers."""
+    long = tmp_path / ("deep-" * 24)
+    script = tmp_path / "run.py"
+    script.write_text(textwrap.dedent("""
+        import os
+        from gastudy.parallel.launch import run_local
+        from tests.test_launcher import surroundings_worker
+
+        if __name__ == "__main__":
+            results = run_local(surroundings_worker, 2, timeout=120)
+            print([r["ppid"] == os.getpid() for r in results])
+    """))
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180,
+                          env=_env(long), cwd=ROOT)
+    assert len(str(long)) > 110 and proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().splitlines()[-1] == "[True, True]"  # started by the caller's launcher: spawned
+    assert list(long.iterdir()) == []
+
+
 CUT = [sys.executable, "-m", "gastudy", "train", "--replicas", "2", "--dataset-size", "600", "--no-progress",
        "--checkpoint-every", "1"]
 

@@ -136,7 +136,8 @@ def stop_requested() -> bool:
 
 def _fork_server() -> str | None:
     """Start multiprocessing's fork server (with :data:`FORKSERVER_PRELOAD` imported) if none runs
-    and return the folder of its socket; ``None`` where the platform has no fork server (spawn).
+    and return the folder of its socket; ``None`` where the platform has no fork server or it
+    cannot start (workers are spawned then).
     It is started here, before a run points ``tempfile`` at its own folder, and exits once this
     process and the workers it forked are gone."""
     from multiprocessing import forkserver
@@ -145,7 +146,10 @@ def _fork_server() -> str | None:
         return None
     if getattr(forkserver._forkserver, "_forkserver_pid", None) is None:  # none started yet: ours preloads
         forkserver.set_forkserver_preload(FORKSERVER_PRELOAD)
-    forkserver.ensure_running()
+    try:
+        forkserver.ensure_running()
+    except OSError:  # e.g. a TMPDIR too long for its socket's path (about 100 bytes): spawn instead
+        return None
     return os.path.dirname(forkserver._forkserver._forkserver_address)
 
 
