@@ -68,9 +68,10 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(PY), "-m", "gastudy", "lab", "--no-browser", *rest], cwd=ROOT)
     if command == "site":
         return subprocess.call([str(PY), "-m", "gastudy", "site", *rest], cwd=ROOT)
-    # two test processes by default (one per core of the CI machine; files stay whole, notebooks run in order)
+    # two test processes by default (one per core of the CI machine; files stay whole, notebooks run in
+    # order), given files in the order tests/conftest.py sets (longest kinds first), not by test count
     parallel = [] if any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in rest) else \
-        ["-n", "auto"]
+        ["-n", "auto", "--no-loadscope-reorder"]
     return subprocess.call([str(PY), "-m", "pytest", *parallel, *rest], cwd=ROOT)
 
 
