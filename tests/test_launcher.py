@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -67,9 +69,11 @@ def _env(tmp: Path) -> dict[str, str]:
     return {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_stopping_the_parent_stops_every_worker_and_leaves_no_temp_folder(tmp_path, sig):
-    tmp = tmp_path / "tmp"
+@pytest.mark.parametrize("sig, start", [(signal.SIGTERM, "forkserver"), (signal.SIGKILL, "forkserver"),
+                                        (signal.SIGKILL, "spawn")])
+def test_stopping_the_parent_stops_every_worker_and_leaves_no_temp_folder(tmp_path, sig, start):
+    # a TMPDIR too long for the fork server's socket (about 100 bytes) makes the workers spawned
+    tmp = Path(tempfile.mkdtemp(prefix="gastudy-test-")) if start == "forkserver" else tmp_path / ("deep-" * 24)
     parent = subprocess.Popen(
         [sys.executable, "-m", "gastudy", "train", "--replicas", "2", "--dataset-size", "100000", "--no-progress",
          "--out", str(tmp_path / "run")],
@@ -103,6 +107,7 @@ def test_stopping_the_parent_stops_every_worker_and_leaves_no_temp_folder(tmp_pa
         if parent.poll() is None:
             os.killpg(parent.pid, signal.SIGKILL)
         parent.communicate()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 SCRIPT = '''
@@ -262,7 +267,7 @@ def test_a_temporary_folder_too_long_for_the_fork_servers_socket_falls_back_to_s
                           env=_env(long), cwd=ROOT)
     assert len(str(long)) > 110 and proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip().splitlines()[-1] == "[True, True]"  # started by the caller's launcher: spawned
-    assert list(long.iterdir()) == []
+    assert list(long.iterdir()) == []  # multiprocessing's folder, made for the socket, went at the exit
 
 
 CUT = [sys.executable, "-m", "gastudy", "train", "--replicas", "2", "--dataset-size", "600", "--no-progress",

@@ -134,23 +134,26 @@ def stop_requested() -> bool:
     return bool(path) and os.path.exists(path)
 
 
-def _fork_server() -> str | None:
-    """Start multiprocessing's fork server (with :data:`FORKSERVER_PRELOAD` imported) if none runs
-    and return the folder of its socket; ``None`` where the platform has no fork server or it
-    cannot start (workers are spawned then).
-    It is started here, before a run points ``tempfile`` at its own folder, and exits once this
+def _start_method() -> tuple[str, str | None]:
+    """``("forkserver", folder)`` once multiprocessing's fork server runs (started here, with
+    :data:`FORKSERVER_PRELOAD` imported, if none does); ``("spawn", folder)`` where it cannot
+    start (e.g. a TMPDIR too long for its socket's path, about 100 bytes); ``("spawn", None)``
+    where the platform has none. ``folder``: this process's multiprocessing temporary folder, where
+    the server's socket lives and which only this process's exit removes.
+
+    The server is started before a run points ``tempfile`` at its own folder, and exits once this
     process and the workers it forked are gone."""
-    from multiprocessing import forkserver
+    from multiprocessing import forkserver, util
 
     if "forkserver" not in multiprocessing.get_all_start_methods():
-        return None
+        return "spawn", None
     if getattr(forkserver._forkserver, "_forkserver_pid", None) is None:  # none started yet: ours preloads
         forkserver.set_forkserver_preload(FORKSERVER_PRELOAD)
     try:
         forkserver.ensure_running()
-    except OSError:  # e.g. a TMPDIR too long for its socket's path (about 100 bytes): spawn instead
-        return None
-    return os.path.dirname(forkserver._forkserver._forkserver_address)
+    except OSError:
+        return "spawn", util.get_temp_dir()  # made for the socket that could not be bound
+    return "forkserver", util.get_temp_dir()
 
 
 def _callers_environment(caller: dict[str, str]) -> None:
@@ -181,10 +184,11 @@ def _watch(pid: int) -> Callable[[], bool]:
     return lambda: not select.select([fd], [], [], 0)[0]  # a pidfd turns readable when its process ends
 
 
-def _watchdog(caller: int, folder: str, server_folder: str | None, deadline: list[float]) -> None:
+def _watchdog(caller: int, folder: str, mp_folder: str | None, deadline: list[float]) -> None:
     """At ``deadline[0]`` leave a ``timed_out`` mark for the caller or, as soon as the caller is gone
-    (even by SIGKILL), remove the run's folder and the fork server's socket folder (the caller's
-    own, which only its exit would have removed); then SIGKILL this worker and all it started.
+    (even by SIGKILL), remove the run's folder and the caller's multiprocessing folder (the fork
+    server's socket), which only its exit would have removed; then SIGKILL this worker and all it
+    started.
     The caller is watched by pid, not as the parent: a forked worker's parent is the fork server,
     which lives as long as its workers do."""
     running = _watch(caller)
@@ -193,7 +197,7 @@ def _watchdog(caller: int, folder: str, server_folder: str | None, deadline: lis
     if alive:
         Path(folder, "timed_out").write_text("")
     else:
-        for gone in (folder, server_folder):
+        for gone in (folder, mp_folder):
             if gone:
                 shutil.rmtree(gone, ignore_errors=True)
     os.killpg(0, signal.SIGKILL)  # the worker's own process group (setsid)
@@ -208,7 +212,7 @@ def _worker(payload: dict[str, Any]) -> None:
     # turned off, SIGINT only interrupts; the watchdog sees a vanished parent within 0.2 s, busy in C++ or not
     with contextlib.suppress(AttributeError):  # Linux
         ctypes.CDLL(None).prctl(1, 0)  # PR_SET_PDEATHSIG: none
-    watch = (payload["caller"], str(folder), payload["server_folder"], deadline)
+    watch = (payload["caller"], str(folder), payload["mp_folder"], deadline)
     threading.Thread(target=_watchdog, args=watch, daemon=True).start()
     left: list[bool] = []  # filled once the result is saved and the group left; only then does the exit
     atexit.register(lambda: left and os._exit(0))  # skip the interpreter's teardown (~1 s with torch loaded)
@@ -348,7 +352,7 @@ def launch_local(fn: Callable[..., Any], nprocs: int, args: Sequence[Any] = (), 
     check_importable(fn)
     if getattr(multiprocessing.current_process(), "_inheriting", False):  # a worker importing a script
         raise RuntimeError(MAIN_RECIPE)
-    server_folder = _fork_server()
+    start_method, mp_folder = _start_method()
     from torch.distributed.elastic.multiprocessing import DefaultLogsSpecs, SignalException, Std
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
     from torch.distributed.launcher.api import LaunchConfig, elastic_launch
@@ -358,10 +362,10 @@ def launch_local(fn: Callable[..., Any], nprocs: int, args: Sequence[Any] = (), 
         folder = Path(tmp)
         payload = {"fn": fn, "args": tuple(args), "kwargs": dict(kwargs or {}), "backend": backend,
                    "pg_timeout": float(pg_timeout), "timeout": float(timeout), "folder": tmp,
-                   "caller": os.getpid(), "server_folder": server_folder, "environ": dict(os.environ)}
+                   "caller": os.getpid(), "mp_folder": mp_folder, "environ": dict(os.environ)}
         config = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=nprocs, run_id="gastudy",
                               rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", local_addr="127.0.0.1", max_restarts=0,
-                              start_method="forkserver" if server_folder else "spawn", monitor_interval=0.05,
+                              start_method=start_method, monitor_interval=0.05,
                               signals_to_handle="SIGTERM,SIGHUP,SIGQUIT" + ",SIGINT" * (not graceful_sigint),
                               logs_specs=DefaultLogsSpecs(log_dir=str(folder / "logs"), redirects=Std.ALL))
         saved_tempdir, tempfile.tempdir = tempfile.tempdir, tmp  # torch.multiprocessing's error files
