@@ -40,7 +40,10 @@ from gastudy.parallel.launch import (
     LaunchTimeout,
     RankFailure,
     WorkerError,
+    adopt_environment,
     check_importable,
+    fresh_process_context,
+    watch_process,
 )
 
 START_TIMEOUT_S = 120.0
@@ -48,15 +51,17 @@ _HOST = "127.0.0.1"
 
 
 def _watch_parent(parent: int) -> None:
-    while True:
-        if os.getppid() != parent:
-            os._exit(1)
+    running = watch_process(parent)
+    while running():
         time.sleep(1.0)
+    os._exit(1)
 
 
-def _pool_worker(rank: int, nprocs: int, port: int, pg_timeout: float, parent: int, tasks, results) -> None:
+def _pool_worker(rank: int, nprocs: int, port: int, pg_timeout: float, parent: int, environ: dict[str, str],
+                 tasks, results) -> None:
     """Body of one pooled worker: join the group (through the parent's store on ``port``) once,
     then run tasks until told to stop."""
+    adopt_environment(environ)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     if os.path.isdir("/sys/class/net/lo"):
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback only: never touch the network
@@ -95,9 +100,10 @@ class WorkerPool:
 
     ``pg_timeout`` (seconds) bounds every collective; ``timeout`` (seconds) bounds one
     :meth:`run`. Raises ``ValueError`` for ``nprocs`` < 1. Start-up (``import torch`` and the
-    rendezvous) happens on the first :meth:`run` or :meth:`start`. Workers are *spawned*: in a
-    script, start the pool under ``if __name__ == "__main__":``, as with
-    ``torch.multiprocessing`` (a notebook needs nothing).
+    rendezvous) happens on the first :meth:`run` or :meth:`start`. Workers are fresh processes
+    (:func:`~gastudy.parallel.launch.fresh_process_context`) that import the script again: in a
+    script, start the pool under ``if __name__ == "__main__":``, as with ``torch.multiprocessing``
+    (a notebook needs nothing).
     """
 
     def __init__(self, nprocs: int, *, pg_timeout: float = 30.0, timeout: float = 120.0):
@@ -151,9 +157,8 @@ class WorkerPool:
 
     def _launch(self, progress: Callable[[int, int], None] | None) -> None:
         import torch.distributed as dist
-        import torch.multiprocessing as mp
 
-        ctx = mp.get_context("spawn")
+        ctx = fresh_process_context()  # forked by the warm fork server (torch imported once) where there is one
         self._results = ctx.Queue()
         self._tasks = [ctx.Queue() for _ in range(self.nprocs)]
         # TCPStore binds every interface: it serves a socket bound to loopback on port 0 instead (the
@@ -165,8 +170,8 @@ class WorkerPool:
                                         timeout=timedelta(seconds=self.pg_timeout), master_listen_fd=sock.fileno())
             sock.detach()  # the store closes it
         self._procs = [ctx.Process(target=_pool_worker, daemon=True, name=f"gastudy-pool-{rank}",
-                                   args=(rank, self.nprocs, port, self.pg_timeout, os.getpid(), self._tasks[rank],
-                                         self._results))
+                                   args=(rank, self.nprocs, port, self.pg_timeout, os.getpid(), dict(os.environ),
+                                         self._tasks[rank], self._results))
                        for rank in range(self.nprocs)]
         for p in self._procs:
             p.start()
@@ -199,8 +204,8 @@ class WorkerPool:
             if time.monotonic() > deadline:
                 self.close()
                 hint = (" The workers never joined: when this runs from a script, the code that starts the "
-                        "pool must sit under `if __name__ == \"__main__\":` (workers are spawned and import "
-                        "the script again)." if number < 0 else "")
+                        "pool must sit under `if __name__ == \"__main__\":` (workers are fresh processes "
+                        "that import the script again)." if number < 0 else "")
                 raise LaunchTimeout(f"the worker pool did not answer within {timeout:.0f} s; it was stopped.{hint}",
                                     None)
             try:

@@ -156,17 +156,29 @@ def _start_method() -> tuple[str, str | None]:
     return "forkserver", util.get_temp_dir()
 
 
-def _callers_environment(caller: dict[str, str]) -> None:
-    """Make this worker's environment the caller's (as at the call) plus what the launcher set
-    for this rank (RANK, MASTER_PORT, ...). A forked worker starts with the fork server's."""
+def fresh_process_context() -> multiprocessing.context.BaseContext:
+    """The multiprocessing context for processes that share nothing with this one and import what
+    they run by name: the fork server's (started with torch imported, if none runs) where it can
+    run, spawn elsewhere. Like spawned ones, its processes should call :func:`adopt_environment`
+    with this process's ``os.environ`` and watch this process with :func:`watch_process`."""
+    return multiprocessing.get_context(_start_method()[0])
+
+
+def adopt_environment(caller: dict[str, str]) -> None:
+    """Make this process's environment ``caller`` (the caller's ``os.environ`` at the call) plus
+    what differs from the environment this module was imported under (in a launched worker: what
+    PyTorch's launcher set for its rank, RANK, MASTER_PORT, ...). A process forked by the fork
+    server starts with the server's environment, as it was when the server started."""
     launcher = {k: v for k, v in os.environ.items() if _IMPORTED_ENV.get(k) != v}
     os.environ.clear()
     os.environ.update(caller)
     os.environ.update(launcher)
 
 
-def _watch(pid: int) -> Callable[[], bool]:
-    """A test of whether process ``pid`` still runs, immune to pid reuse where Linux has pidfds."""
+def watch_process(pid: int) -> Callable[[], bool]:
+    """A test of whether process ``pid`` still runs (``False`` once it has ended, even by SIGKILL),
+    immune to pid reuse where Linux has pidfds. A worker watches its caller with it: a forked
+    worker's parent is the fork server, not the caller."""
     try:
         fd = os.pidfd_open(pid)
     except ProcessLookupError:
@@ -191,7 +203,7 @@ def _watchdog(caller: int, folder: str, mp_folder: str | None, deadline: list[fl
     started.
     The caller is watched by pid, not as the parent: a forked worker's parent is the fork server,
     which lives as long as its workers do."""
-    running = _watch(caller)
+    running = watch_process(caller)
     while (alive := running()) and time.monotonic() < deadline[0]:
         time.sleep(0.2)
     if alive:
@@ -205,7 +217,7 @@ def _watchdog(caller: int, folder: str, mp_folder: str | None, deadline: list[fl
 
 def _worker(payload: dict[str, Any]) -> None:
     """One worker (run by PyTorch's launcher): join the group, run ``fn``, save its result, leave."""
-    _callers_environment(payload["environ"])
+    adopt_environment(payload["environ"])
     rank, folder, deadline = int(os.environ["RANK"]), Path(payload["folder"]), [float("inf")]
     os.setsid()  # its own process group (a new worker never leads one): Ctrl-C reaches the parent only
     # PyTorch makes SIGINT, which its launcher also forwards on a Ctrl-C, its workers' parent-death signal:
