@@ -19,7 +19,7 @@ def _kind(item) -> int:
         return 0
     if item.get_closest_marker("slow"):
         return 1
-    return 3 if item.nodeid.endswith(".ipynb") or ".ipynb::" in item.nodeid else 2
+    return 3 if ".ipynb::" in item.nodeid else 2
 
 
 def pytest_collection_modifyitems(config, items):

@@ -151,9 +151,10 @@ def _start_method() -> tuple[str, str | None]:
         forkserver.set_forkserver_preload(FORKSERVER_PRELOAD)
     try:
         forkserver.ensure_running()
-    except OSError:
-        return "spawn", util.get_temp_dir()  # made for the socket that could not be bound
-    return "forkserver", util.get_temp_dir()
+        method = "forkserver"
+    except OSError:  # the folder exists all the same: it was made for the socket that could not be bound
+        method = "spawn"
+    return method, util.get_temp_dir()
 
 
 def fresh_process_context() -> multiprocessing.context.BaseContext:
