@@ -4,8 +4,13 @@
 accumulated update, and records a :class:`LoopTrace`:
 
 - every ``optimizer.step``: the gradients it consumed (a step pre-hook, :mod:`gastudy.check.steps`);
-- every backward pass: the dtype of the tensor it started from (the loss the loop computes in);
-- every forward of the model: whether autocast was on, and in which dtype;
+- every backward pass: the dtype of the tensor it started from (the loss the loop computes in),
+  and the dtypes the graph's matrix products (linear layers, matmuls, convolutions, attention)
+  produced — the precision the loop really computed in, wherever it entered autocast (around
+  the model, inside a wrapped ``forward`` as Accelerate's ``mixed_precision`` does, around a
+  submodule or a chunked loss head) or cast by hand;
+- every forward of the model: whether autocast was on, and in which dtype (used only when no
+  backward graph shows a matrix product, e.g. behind a reentrant checkpoint);
 - every gradient clipping call (``torch.nn.utils.clip_grad_norm_`` / ``clip_grad_value_``, also
   through Accelerate, Lightning and the Trainer, which call them): its threshold, the norm it
   measured, which parameters it touched, and how many backward passes had run before it;
@@ -26,6 +31,7 @@ import math
 import os
 import sys
 import sysconfig
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,6 +99,8 @@ class LoopTrace:
     backward_where: list[str | None] = field(default_factory=list)
     backward_norms: list[float] = field(default_factory=list)
     forward_autocast: list[torch.dtype | None] = field(default_factory=list)
+    matmul_dtypes: Counter = field(default_factory=Counter)
+    weights_dtype: torch.dtype | None = None
     clips: list[Clip] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
 
@@ -102,8 +110,22 @@ class LoopTrace:
         return len(self.backward_dtypes)
 
     @property
+    def compute_dtype(self) -> torch.dtype | None:
+        """The dtype most of the graphs' matrix products produced (``None`` when no backward
+        graph showed one)."""
+        return self.matmul_dtypes.most_common(1)[0][0] if self.matmul_dtypes else None
+
+    @property
     def autocast(self) -> torch.dtype | None:
-        """The autocast dtype of the model's forwards (``None``: autocast was off)."""
+        """The narrower dtype the loop's forwards computed in (``None``: the weights' own).
+
+        Read from the backward graphs: the dtype of their matrix products when it is narrower
+        than the weights' (autocast, wherever it was entered, or a cast by hand). Without any
+        matrix product in a graph, the autocast state at the model's own forward calls."""
+        compute = self.compute_dtype
+        if compute is not None:
+            width = _WIDTH.get(self.weights_dtype, 32)
+            return compute if _WIDTH.get(compute, 32) < width else None
         seen = [d for d in self.forward_autocast if d is not None]
         return max(set(seen), key=seen.count) if seen else None
 
@@ -124,6 +146,49 @@ class LoopTrace:
     def skipped_steps(self) -> list[Event]:
         """``GradScaler.step`` calls that did not step the optimizer (inf/NaN in the gradients)."""
         return [e for e in self.of("scaler step") if e.detail.get("skipped")]
+
+
+# --------------------------------------------------------------------------- the precision in the graph
+_WIDTH = {torch.float64: 64, torch.float32: 32, torch.bfloat16: 16, torch.float16: 16}
+# Backward nodes of the products whose inputs autocast lowers (by the start of their class name).
+_PRODUCTS = ("MmBackward", "AddmmBackward", "BmmBackward", "BaddbmmBackward", "AddbmmBackward", "MvBackward",
+             "AddmvBackward", "DotBackward", "LinearBackward", "MatmulBackward", "ConvolutionBackward",
+             "CudnnConvolution", "MkldnnConvolution", "ScaledDotProduct", "EfficientAttention", "FlashAttention")
+
+
+def product_dtypes(roots: Iterable[torch.Tensor]) -> Counter:
+    """The dtypes the matrix products in the autograd graph behind ``roots`` produced, counted
+    (one per product node; each node visited once). Read before the backward frees the graph.
+    Empty when the tensors have no graph, or this torch does not expose the nodes' metadata."""
+    seen: set[int] = set()
+    stack = [t.grad_fn for t in roots if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+    found: Counter = Counter()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if type(node).__name__.startswith(_PRODUCTS):
+            dtype = _output_dtype(node)
+            if dtype is not None:
+                found[dtype] += 1
+        stack.extend(f for f, _ in node.next_functions if f is not None)
+    return found
+
+
+def _output_dtype(node: Any) -> torch.dtype | None:
+    """The dtype of the forward output a backward node differentiates (its incoming gradient)."""
+    meta = getattr(node, "_input_metadata", None)
+    if meta:
+        return getattr(meta[0], "dtype", None)
+    for name in ("_saved_mat2", "_saved_self", "_saved_weight"):  # older torch: a saved input's dtype
+        try:
+            saved = getattr(node, name, None)
+        except RuntimeError:  # already freed
+            saved = None
+        if isinstance(saved, torch.Tensor):
+            return saved.dtype
+    return None
 
 
 # --------------------------------------------------------------------------- where in the user's code
@@ -225,7 +290,7 @@ def trace_loop(model: nn.Module, optimizer: torch.optim.Optimizer | None = None,
 
     Yields the trace, filled in as the block runs. Every wrapper is removed when the block ends.
     """
-    trace = LoopTrace()
+    trace = LoopTrace(weights_dtype=next((p.dtype for p in model.parameters() if p.is_floating_point()), None))
     files = frozenset(os.path.realpath(f) for f in user_files if f)
     names = {id(p): n for n, p in model.named_parameters()}
     device_type = next((p.device.type for p in model.parameters()), "cpu")
@@ -244,6 +309,7 @@ def trace_loop(model: nn.Module, optimizer: torch.optim.Optimizer | None = None,
     def traced_backward(tensors, *args, **kwargs):
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
         trace.backward_dtypes.append(roots[0].dtype if roots else torch.float32)
+        trace.matmul_dtypes.update(product_dtypes(roots))
         trace.backward_where.append(where())
         out = backward(tensors, *args, **kwargs)
         trace.backward_norms.append(_grad_norm(parameters))
@@ -251,7 +317,7 @@ def trace_loop(model: nn.Module, optimizer: torch.optim.Optimizer | None = None,
 
     patches.set(torch.autograd, "backward", traced_backward)
 
-    # forwards: autocast on or off
+    # forwards: autocast on or off at the model's own calls (the fallback of LoopTrace.autocast)
     def pre_forward(_module, _args):
         on = torch.is_autocast_enabled(device_type)
         trace.forward_autocast.append(torch.get_autocast_dtype(device_type) if on else None)
@@ -372,4 +438,4 @@ def watch_optimizer(trace: LoopTrace, optimizer: torch.optim.Optimizer) -> None:
     trace.watch_optimizer(optimizer)  # type: ignore[attr-defined]
 
 
-__all__ = ["Clip", "Event", "LoopTrace", "source_file", "trace_loop", "watch_optimizer"]
+__all__ = ["Clip", "Event", "LoopTrace", "product_dtypes", "source_file", "trace_loop", "watch_optimizer"]
