@@ -56,11 +56,26 @@ def test_scale_fit_finds_k_and_an_exact_residual():
     (0.25, {}, "normalized on its own and the contributions are added"),
     (3.0, {}, "implied denominator 111 instead of N = 37"),
     (1 / 37, {}, "larger than the big-batch gradient"),
+    (1 / 37, {}, "objective='sum'"),
+    (4 / 3, {"microbatches": 3, "items": 90}, "divided by a constant 4 on a group of 3 microbatches"),
+    (4 / 3, {"microbatches": 3, "items": 90}, "the denominator is 120 items instead of N = 90"),
+    (4.0, {"microbatches": 3, "items": 90}, "then again by a constant 4 — the configured A, on a short group"),
 ])
 def test_name_rescaling_says_what_a_rescaled_gradient_means(k, kwargs, words):
     args = {"accumulation_steps": 4, "microbatches": 4, "items": 37, **kwargs}
-    what, fix = J.name_rescaling(k, **args)
+    _, what, fix = J.name_rescaling(k, **args)
     assert words in what + fix
+
+
+def test_name_rescaling_names_the_symptom_and_gives_the_fp16_hint_only_where_it_can_apply():
+    assert J.name_rescaling(4 / 3, accumulation_steps=3, microbatches=3, items=90)[0] == "constant divisor"
+    assert J.name_rescaling(4.0, accumulation_steps=4, microbatches=4, items=90)[0] == "double division"
+    assert J.name_rescaling(0.25, accumulation_steps=4, microbatches=4, items=90)[0] == "missing division"
+    args = {"accumulation_steps": 4, "microbatches": 4, "items": 37}
+    assert "unscale_" in J.name_rescaling(3.0, **args, clipped_scaled=True)[2]
+    assert "unscale_" in J.name_rescaling(3.0, **args)[2]  # not known (a detector): named as a possibility
+    assert "unscale_" not in J.name_rescaling(3.0, **args, clipped_scaled=False)[2]
+    assert [J.short_group_divisor(k, 3) for k in (4 / 3, 5 / 3, 2.0, 7 / 3, 1.0)] == [4, 5, 6, None, None]
 
 
 def test_times_never_prints_1x_for_a_factor_near_one():

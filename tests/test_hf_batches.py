@@ -206,8 +206,12 @@ def test_pad_collate_arguments_are_checked_and_lists_accepted():
         pad_collate([])
     with pytest.raises(KeyError, match=r"samples \[1\] have no 'labels'"):
         pad_collate([rows[0], {"input_ids": [1]}])
-    with pytest.raises(ValueError, match="same length"):
-        pad_collate([{"input_ids": [1, 2], "labels": [1]}])
+    with pytest.raises(ValueError, match="one class per sample .0-d. in every sample, or a sequence in every"):
+        pad_collate([{"input_ids": [1, 2], "labels": [1, 2]}, {"input_ids": [3, 4], "labels": 3}])
+    seq2seq = pad_collate([{"input_ids": [1, 2, 3], "labels": [7]}, {"input_ids": [4], "labels": [8, 9]}], 0)
+    assert seq2seq["labels"].tolist() == [[7, -100], [8, 9]] and seq2seq["input_ids"].tolist() == [[1, 2, 3], [4, 0, 0]]
+    classes = pad_collate([{"input_ids": [1, 2], "labels": 2}, {"input_ids": [3], "labels": 0}], 0)
+    assert classes["labels"].tolist() == [2, 0] and classes["attention_mask"].tolist() == [[1, 1], [1, 0]]
     right = pad_collate(rows, pad_token_id=0)
     left = pad_collate(rows, pad_token_id=0, padding_side="left")
     assert right["input_ids"].tolist() == [[5, 6, 7], [8, 0, 0]] and left["input_ids"].tolist() == [[5, 6, 7], [0, 0, 8]]

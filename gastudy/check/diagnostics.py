@@ -259,7 +259,7 @@ def diagnose_double_division(update_fn: UpdateFn, setup: Setup, group: int = 0) 
                        "problem mixed with a weighting one (zero_grad inside the loop? mean of means?)", evidence)
     rows = unshifted_rows(g)
     evidence["rows_with_supervised_first_label"] = rows
-    what, fix = name_rescaling(k, accumulation_steps=A, microbatches=size, items=N, unshifted_extra=rows)
+    _, what, fix = name_rescaling(k, accumulation_steps=A, microbatches=size, items=N, unshifted_extra=rows)
     return Verdict(symptom, True, f"{what} — {fix}", evidence)
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import torch
 
+from gastudy.check.objective import SAMPLES, TOKENS, Objective, sample_of_items
 from gastudy.check.reference import (
     BASE_TOLERANCE,
     BigBatch,
@@ -41,6 +42,7 @@ from gastudy.check.reference import (
     unshifted_rows_each,
 )
 from gastudy.check.trace import Clip, LoopTrace
+from gastudy.core.counting import target_labels
 
 # A correct loop lands within this many noise floors of the big batch (measured: within 1).
 FLOOR_FACTOR = 4.0
@@ -87,14 +89,19 @@ def times(k: float) -> str:
 
 
 def name_rescaling(k: float, *, accumulation_steps: int, microbatches: int, items: int, unshifted_extra: int = 0,
-                   replicas: int = 1) -> tuple[str, str]:
-    """What a gradient that is the big batch ÷ k means, and what to change: ``(what, fix)``.
+                   replicas: int = 1, clipped_scaled: bool | None = None, unit: str = "items") -> tuple[str, str, str]:
+    """What a gradient that is the big batch ÷ k means, and what to change: ``(symptom, what,
+    fix)`` — the symptom is ``"constant divisor"`` for a short group divided by the full A,
+    ``"double division"`` for another k > 1, ``"missing division"`` for k < 1.
 
     In this order: k ≈ the group's microbatches (a normalized loss divided again by A); k·N ≈
     N + ``unshifted_extra`` (causal labels counted without the shift: one extra item per row
     whose first label is supervised); k ≈ ``replicas`` (DDP's mean over replicas not
-    cancelled); 1/k ≈ the microbatches (per-microbatch means summed, not averaged); another
-    k > 1 (an extra division: the implied denominator); k < 1 (a division missing).
+    cancelled); 1/k ≈ the microbatches (per-microbatch means summed, not averaged); k × the
+    microbatches ≈ a whole number A′ above them (a constant ÷ A′ on a short group); another
+    k > 1 (an extra division: the implied denominator — and the fp16 clip that shrinks by the
+    scale, unless ``clipped_scaled`` is False: the loop did not clip under a ``GradScaler``;
+    ``None`` = not known); k < 1 (a division missing). ``unit`` names what N counts (``items`` or ``samples``).
     """
     A, size, N, D = accumulation_steps, microbatches, items, replicas
     head = (f"the gradient is {times(k)} smaller than the big-batch gradient" if k > 1
@@ -102,25 +109,55 @@ def name_rescaling(k: float, *, accumulation_steps: int, microbatches: int, item
     if size >= 2 and abs(k - size) <= 0.02 * size:
         what = (f"{head} (A = {A}{'' if size == A else f', {size} microbatches in this group'}): the loss was divided "
                 "by the group's N (num_items) and then again by A")
-        return what, ("divide once: drop the ÷ A, or declare the loss already scaled for accumulation "
+        return "double division", what, ("divide once: drop the ÷ A, or declare the loss already scaled for accumulation "
                       "(loss_is_scaled_for_ga=True)")
     if unshifted_extra and abs(k * N - (N + unshifted_extra)) <= max(0.25, 0.002 * N):
         what = (f"{head}: the denominator is {k * N:.0f} items instead of N = {N} — {unshifted_extra} extra, one per "
                 "row whose first label is supervised")
-        return what, "count causal labels after the shift (labels[..., 1:] != -100)"
+        return "double division", what, "count causal labels after the shift (labels[..., 1:] != -100)"
     if D >= 2 and abs(k - D) <= 0.02 * D:
         what = (f"{head} (= D, the {D} replicas): DDP averages the gradients over the replicas, and the loss was "
                 "already divided by the global N")
-        return what, f"multiply the loss by D = {D} (or divide each rank's summed loss by N / D) to cancel DDP's mean"
+        return "double division", what, f"multiply the loss by D = {D} (or divide each rank's summed loss by N / D) to cancel DDP's mean"
     if size >= 2 and abs(1 / k - size) <= 0.02 * size:
         what = (f"{head} (= the {size} microbatches): each microbatch's loss is normalized on its own and the "
                 "contributions are added, not averaged")
-        return what, f"divide each microbatch's summed loss by the group's N = {N}"
+        return "missing division", what, f"divide each microbatch's summed loss by the group's N = {N}"
+    again = round(k) if k > 1.5 else 0
+    if 4 * size >= again > size >= 1 and abs(k - again) <= 0.01 * again:
+        what = (f"{head} (= {again}, more than the {size} microbatches of this group): the loss was divided by the "
+                f"group's N and then again by a constant {again} — the configured A, on a short group")
+        return "double division", what, "divide once: by the group's N alone (it already counts this group's microbatches)"
+    constant = short_group_divisor(k, size)
+    if constant:
+        what = (f"{head} (= {constant}/{size}): each microbatch's loss was divided by a constant {constant} on a group "
+                f"of {size} microbatches — a short last group divided by the full A — so the denominator is "
+                f"{k * N:,.0f} {unit} instead of N = {N:,}")
+        return "constant divisor", what, (f"divide by this group's own count: the {unit} of its {size} microbatches (N = {N:,}), or "
+                      "len(microbatches) for a per-microbatch mean — not the configured A")
     if k > 1:
-        return (f"{head} (implied denominator {k * N:,.0f} instead of N = {N:,})",
-                "remove the extra division (or, with fp16, clip only after scaler.unscale_: clipping scaled "
-                "gradients shrinks them by the scale)")
-    return f"{head}", "divide the summed loss by the group's N (a division is missing)"
+        fix = "remove the extra division"
+        if clipped_scaled is not False:
+            fix += (" (or, with fp16, clip only after scaler.unscale_: clipping scaled gradients shrinks them by the "
+                    "scale)")
+        return "double division", f"{head} (implied denominator {k * N:,.0f} instead of N = {N:,})", fix
+    return "missing division", f"{head}", f"divide the summed loss by the group's N (a division is missing){_SUM_HINT}"
+
+
+_SUM_HINT = "; if your objective is the plain sum of losses, say so: objective='sum'"
+
+
+def short_group_divisor(k: float, microbatches: int) -> int | None:
+    """The constant A′ a loop divided each microbatch's mean by when its gradient is the big
+    batch ÷ k on a group of ``microbatches`` < A′ (a short last group divided by the full A):
+    k·microbatches is a whole number above the microbatches and at most twice them (within 1 %).
+    ``None`` otherwise."""
+    if microbatches < 1 or not math.isfinite(k) or k <= 1:
+        return None
+    constant = round(k * microbatches)
+    if constant <= microbatches or constant > 2 * microbatches:
+        return None
+    return constant if abs(k * microbatches - constant) <= 0.01 * constant else None
 
 
 @dataclass
@@ -139,7 +176,8 @@ class Explanation:
 def explain(got: torch.Tensor, big: torch.Tensor, *, items: Sequence[int], accumulation_steps: int, tol: float,
             contributions: Callable[[Sequence[Sequence[float]]], list[torch.Tensor]] | None = None,
             unshifted_extra: int = 0, replicas: Sequence[int] | None = None,
-            unshifted_each: Sequence[int] | None = None) -> Explanation:
+            unshifted_each: Sequence[int] | None = None, clipped_scaled: bool = False,
+            objective: Objective = TOKENS) -> Explanation:
     """Name what the gradient ``got`` is, given the big batch ``big`` (THE explainer).
 
     ``items[i]`` is microbatch i's supervised items (N = their sum); ``contributions(weights)``
@@ -158,8 +196,17 @@ def explain(got: torch.Tensor, big: torch.Tensor, *, items: Sequence[int], accum
       shift (``unshifted_each[i]`` extra items; torchtune ≤ 0.6 on plain text);
     - ``last microbatch``: proportional to the last cᵢ alone → ``"ineffective accumulation"``;
     - else ``"wrong gradient"``.
+
+    For an ``objective`` other than the token mean, ``items`` are each microbatch's part of its
+    normalizer (:meth:`~gastudy.check.objective.Objective.mass`: samples for the per-sample
+    mean), the ``steps`` weights are built from them, and the token-only findings (the causal
+    shift, the per-replica count) are not looked for. ``clipped_scaled``: the loop clipped
+    while a ``GradScaler`` took part (the fp16 clip hint then fits).
     """
     A, N, size = accumulation_steps, sum(items), len(items)
+    tokens = objective.name == "tokens"
+    if not tokens:
+        unshifted_extra, unshifted_each, replicas = 0, None, None
     D = len(set(replicas)) if replicas else 1
     rel = rel_error(got, big)
     k, residual = scale_fit(got, big)
@@ -169,13 +216,18 @@ def explain(got: torch.Tensor, big: torch.Tensor, *, items: Sequence[int], accum
         return Explanation(None, "tokens", "the gradient equals the big-batch gradient (sum of losses ÷ N)",
                            "nothing to change", evidence)
     if math.isfinite(k) and residual <= tol and abs(k - 1) > tol:
-        what, fix = name_rescaling(k, accumulation_steps=A, microbatches=size, items=N,
-                                   unshifted_extra=unshifted_extra, replicas=D)
+        symptom, what, fix = name_rescaling(k, accumulation_steps=A, microbatches=size, items=N,
+                                            unshifted_extra=unshifted_extra, replicas=D, clipped_scaled=clipped_scaled,
+                                            unit="items" if tokens or objective.yours else objective.name)
         evidence["implied_denominator"] = k * N
-        return Explanation("double division" if k > 1 else "missing division", None, what, fix, evidence)
+        if symptom == "constant divisor":
+            evidence["constant_divisor"] = short_group_divisor(k, size)
+        return Explanation(symptom, None, what, fix, evidence)
     if contributions is None:
         return _unexplained(rel, residual, evidence)
     weights: list[list[float]] = [[N / (n * A) if n else 0.0 for n in items], [0.0] * (size - 1) + [1.0]]
+    if objective.yours:  # cᵢ is already microbatch i's loss ÷ A: the mean of microbatch losses is Σ cᵢ
+        weights[0] = [1.0] * size
     if D >= 2:
         per_rank = {r: sum(n for n, q in zip(items, replicas) if q == r) for r in set(replicas)}
         weights.append([N / (D * per_rank[q]) if per_rank[q] else 0.0 for q in replicas])
@@ -186,16 +238,35 @@ def explain(got: torch.Tensor, big: torch.Tensor, *, items: Sequence[int], accum
     combos = contributions(weights)
     steps, last = combos[0], combos[1]
     evidence["rel_vs_steps"] = rel_error(got, steps)
-    varied = len(set(items)) > 1
+    varied = rel_error(steps, big) > tol  # the mean of microbatch means is another update here
     if evidence["rel_vs_steps"] <= tol and varied:
         divisor = f"A = {A}" if D < 2 else f"A·D = {A // D}·{D} (÷ A on each replica, DDP's mean over the {D})"
-        what = (f"the gradient is the mean of the {size} microbatch means ÷ {divisor} (normalization 'steps'), not the "
-                f"sum of losses ÷ N = {N}: with supervised counts {list(items)} a short microbatch weighs as much as "
-                "a long one, so the update depends on how the samples are split")
-        return Explanation("partition dependence", "steps", what, "divide each microbatch's summed loss by the "
-                           "group's N (sum the per-item losses, count the supervised items of the whole group)",
-                           evidence)
+        if tokens:
+            what = (f"the gradient is the mean of the {size} microbatch means ÷ {divisor} (normalization 'steps'), not "
+                    f"the sum of losses ÷ N = {N}: with supervised counts {list(items)} a short microbatch weighs as "
+                    "much as a long one, so the update depends on how the samples are split")
+            fix = ("divide each microbatch's summed loss by the group's N (sum the per-item losses, count the "
+                   "supervised items of the whole group)")
+        else:
+            what = (f"the gradient is the mean of the {size} microbatch losses ÷ A = {A} (normalization 'steps'), not "
+                    f"{objective.describe()}: "
+                    + (f"with {list(items)} samples per microbatch a small microbatch weighs as much as a large one"
+                       if not objective.yours else "a microbatch's mean is not its share of the whole group's")
+                    + ", so the update depends on how the samples are split")
+            fix = (f"weigh each microbatch by its part of the whole group: its {objective.name} ÷ the group's "
+                   f"{N}, not 1/A" if not objective.yours else
+                   "compute each microbatch's share of the group's objective (its part of the group's normalizer), "
+                   "not its own mean ÷ A")
+        return Explanation("partition dependence", "steps", what, fix, evidence)
     sk, sres = scale_fit(got, steps)
+    constant = short_group_divisor(sk, size) if varied and sres <= tol else None
+    if constant and tokens:
+        what = (f"the gradient is the mean of the {size} microbatch means ÷ a constant {constant}, on a group of {size} "
+                f"microbatches (a short last group divided by the full A): with supervised counts {list(items)} a "
+                f"short microbatch weighs as much as a long one, and the group weighs {size}/{constant} of a full one")
+        evidence["constant_divisor"] = constant
+        return Explanation("partition dependence", "steps", what, "divide each microbatch's summed loss by this "
+                           f"group's N = {N} (it counts the microbatches the group really has)", evidence)
     if varied and sres <= tol and abs(sk * A - 1) <= max(tol, 1e-3):
         what = (f"the gradient is the SUM of the {size} microbatch means ({A}× the 'steps' normalization): a "
                 "per-microbatch mean loss is treated as already scaled for accumulation")
@@ -317,7 +388,12 @@ class Judgement:
     ``"ineffective accumulation"`` (no step, several steps) and ``"non-finite gradient"`` (a
     skipped fp16 step among them). ``what``/``fix``/``where``: the sentence halves and the
     line of the loop to look at. ``rel_error``: the metric (``None`` without a step),
-    ``floor``: the measured noise floor, ``precision``: what it was judged by.
+    ``floor``: the measured noise floor (``None`` when not measured: a first comparison within
+    the base tolerance needs none), ``precision``: what it was judged by. ``objective``: what
+    the big batch minimized (:class:`~gastudy.check.objective.Objective`), ``objective_inferred``:
+    read from the gradient rather than declared; ``alternative``: the verdict against the token
+    mean when a per-sample mean was inferred where the mean of microbatch means gives the same
+    update (``objective_ambiguous``: only another split of the samples tells them apart).
     """
 
     passed: bool
@@ -334,6 +410,10 @@ class Judgement:
     floor: float | None = field(kw_only=True)
     precision: ComputePrecision = field(kw_only=True)
     optimizer_steps: int = field(kw_only=True)
+    objective: Objective = field(default=TOKENS, kw_only=True)
+    objective_inferred: bool = field(default=False, kw_only=True)
+    objective_ambiguous: bool = field(default=False, kw_only=True)
+    alternative: Judgement | None = field(default=None, kw_only=True, repr=False)
 
     @property
     def message(self) -> str:
@@ -346,6 +426,8 @@ class Judgement:
         if self.rel_error is None:
             return "no optimizer step to judge"
         floor = "not measured" if self.floor is None else f"{self.floor:.1e}"
+        if self.floor is None and self.evidence.get("floor_needed") is False:
+            floor = "not needed"
         verb = "within" if self.rel_error <= self.tolerance else "beyond"
         return (f"{verb} {self.precision.label} rounding: rel {self.rel_error:.1e}, floor {floor}, "
                 f"tolerance {self.tolerance:.1e}")
@@ -371,9 +453,13 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
     if floor is not None and not floor_is_rounding(precision, floor):
         floor = None  # not rounding: the model or the data, named below when the update fails
     A = accumulation_steps
-    base = dict(tolerance=tol, floor=floor, precision=precision, optimizer_steps=len(trace.steps))
+    base = dict(tolerance=tol, floor=floor, precision=precision, optimizer_steps=len(trace.steps),
+                objective=big.objective)
     evidence: dict[str, Any] = {"items": list(items), "precision": precision.to_dict(), "backwards": trace.backwards,
-                                "floor": floor, "floor_factor": FLOOR_FACTOR, "base_tolerance": precision.base_tolerance}
+                                "floor": floor, "floor_factor": FLOOR_FACTOR, "base_tolerance": precision.base_tolerance,
+                                "objective": big.objective.name}
+    if not big.floor_measured:
+        evidence["floor_needed"] = False
     skipped = trace.skipped_steps()
     if not trace.steps:
         if skipped:
@@ -448,10 +534,11 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
         evidence["scale_factor_rounding"] = 1 / k
         return Judgement(True, None, "tokens", what, "nothing to change", None, rel, clip, evidence, **base)
     if rel <= tol:
-        what = (f"one optimizer step with the big-batch gradient ({'before clipping; ' if clip else ''}"
+        of = "" if big.objective.name == "tokens" else f" of {big.objective.describe()}"
+        what = (f"one optimizer step with the big-batch gradient{of} ({'before clipping; ' if clip else ''}"
                 f"relative error {rel:.1e} ≤ {tol:.0e}, {precision.label})")
-        return Judgement(True, None, "tokens", what, "nothing to change", None, rel, clip, evidence, **base)
-    if big.joined and rel_error(pre, big.accumulated) <= tol:
+        return Judgement(True, None, big.objective.name, what, "nothing to change", None, rel, clip, evidence, **base)
+    if big.joined and big.accumulated is not None and rel_error(pre, big.accumulated) <= tol:
         evidence["rel_vs_microbatches"] = rel_error(pre, big.accumulated)
         what = (f"the loop adds the microbatches' gradients correctly (relative error "
                 f"{evidence['rel_vs_microbatches']:.1e} against the same microbatches one by one), but ")
@@ -467,7 +554,8 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
                    "attend across their boundaries, a sample-mixing layer")
         return Judgement(False, "partition dependence", "tokens", what, fix, None, rel, clip, evidence, **base)
     found = explain(pre, ref, items=items, accumulation_steps=A, tol=tol, contributions=contributions,
-                    unshifted_extra=unshifted_extra, replicas=replicas, unshifted_each=unshifted_each)
+                    unshifted_extra=unshifted_extra, replicas=replicas, unshifted_each=unshifted_each,
+                    clipped_scaled=precision.scaler and bool(clips), objective=big.objective)
     evidence["explained"] = found.evidence
     where, label = None, "at"
     if found.normalization == "last microbatch":
@@ -483,22 +571,99 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
 def judge_update(trace: LoopTrace, model: torch.nn.Module, group: Any, *, forward: Forward | None = None,
                  tolerance_given: float | None = None, replicas: Sequence[int] | None = None,
                  step_gradient: torch.Tensor | None = None, strict: bool = False,
-                 per_forward: int | None = None) -> tuple[Judgement, Reference, BigBatch]:
+                 per_forward: int | None = None, objective: Objective | None = TOKENS,
+                 floor: bool = True) -> tuple[Judgement, Reference, BigBatch]:
     """The whole kernel in one call: the big batch of ``group`` on ``model`` (a copy the
     reference may overwrite the gradients of) in the precision ``trace`` saw, then :func:`judge`.
     Returns the judgement, the :class:`~gastudy.check.reference.Reference` (for further
     contributions) and the :class:`~gastudy.check.reference.BigBatch`. ``strict``: microbatches
     that cannot be joined into one big batch raise ``ValueError`` instead of being summed;
     ``per_forward``: microbatches joined per forward of the big batch (default all, see
-    :meth:`~gastudy.check.reference.Reference.big_batch`)."""
-    reference = Reference(model, group, precision_of(model, trace), forward=forward, per_forward=per_forward)
-    big = reference.big_batch(strict)
+    :meth:`~gastudy.check.reference.Reference.big_batch`).
+
+    ``objective``: what the big batch minimizes (:class:`~gastudy.check.objective.Objective`;
+    default the token mean). ``None`` infers it: the token mean first; when the update is not
+    that but is the per-sample mean of the group within tolerance, the verdict is that one
+    (``objective_inferred``; ``objective_ambiguous`` with the token verdict as ``alternative``
+    when the mean of microbatch means gives the same update, one sample per microbatch). A
+    declared objective the update does not match, where the update is another built-in one,
+    fails as ``"objective mismatch"``.
+
+    ``floor``: measure the noise floor always (True), or only when the first comparison is
+    beyond the base tolerance (False: a right update then costs one big batch, not two).
+    """
+    precision = precision_of(model, trace)
     names = [(n, p.numel()) for n, p in model.named_parameters()]
-    verdict = judge(trace, big, names=names, items=group.items, accumulation_steps=group.size,
-                    tolerance_given=tolerance_given, contributions=reference.contributions,
-                    unshifted_extra=unshifted_rows(group), replicas=replicas, mixing=mixes_samples(model),
-                    step_gradient=step_gradient, unshifted_each=unshifted_rows_each(group))
+
+    def judged(goal: Objective) -> tuple[Judgement, Reference, BigBatch]:
+        reference = Reference(model, group, precision, forward=forward, per_forward=per_forward, objective=goal)
+        big = reference.big_batch(strict, floor=floor)
+        tokens = goal.name == "tokens"
+
+        def verdict_on(big: BigBatch) -> Judgement:
+            return judge(trace, big, names=names, items=group.items if tokens else reference.masses(),
+                         accumulation_steps=group.size, tolerance_given=tolerance_given,
+                         contributions=reference.contributions, unshifted_extra=unshifted_rows(group) if tokens else 0,
+                         replicas=replicas, mixing=mixes_samples(model), step_gradient=step_gradient,
+                         unshifted_each=unshifted_rows_each(group) if tokens else None)
+
+        verdict = verdict_on(big)
+        if not verdict.passed and verdict.rel_error is not None and not big.floor_measured:
+            big = reference.with_floor(big)  # beyond the base tolerance: the floor may widen it, and names more
+            verdict = verdict_on(big)
+        return verdict, reference, big
+
+    verdict, reference, big = judged(objective or TOKENS)
+    if verdict.passed or verdict.rel_error is None or verdict.symptom not in ("wrong gradient", "partition dependence"):
+        return verdict, reference, big
+    others = [SAMPLES] if objective is None else [o for o in (TOKENS, SAMPLES) if o.name != objective.name]
+    named: tuple[Judgement, Reference, BigBatch] | None = None
+    for other in others:
+        if not _differs(other, objective or TOKENS, group):
+            continue
+        found, other_reference, other_big = judged(other)
+        if not found.passed:
+            if found.symptom not in ("wrong gradient", None) and other.name == "tokens" and named is None:
+                named = (found, other_reference, other_big)  # what the update is, said against the token mean
+            continue
+        if objective is None:  # the loop's objective, read from its gradient
+            found.objective_inferred = True
+            found.objective_ambiguous = verdict.normalization == "steps"
+            found.alternative = verdict
+            found.evidence["rel_vs_tokens"] = verdict.rel_error
+            return found, other_reference, other_big
+        what = (f"the gradient is the big batch of {other.describe(group.samples)} (relative error "
+                f"{found.rel_error:.1e}), not {objective.describe(group.samples)}, the objective you declared: the "
+                "loop accumulates its own objective exactly, but it is not the one declared")
+        fix = (f"if {other.name} is what you mean to minimize, declare objective={other.name!r}; otherwise change the "
+               "loss: " + ("the sum of per-item losses ÷ the group's supervised items" if objective.name == "tokens"
+                           else f"{objective.describe(group.samples)}"))
+        mismatch = Judgement(False, "objective mismatch", other.name, what, fix, verdict.where, verdict.rel_error,
+                             verdict.clip, {**verdict.evidence, "matches_objective": other.name,
+                                            "rel_vs_matching": found.rel_error}, verdict.where_label,
+                             tolerance=verdict.tolerance, floor=verdict.floor, precision=verdict.precision,
+                             optimizer_steps=verdict.optimizer_steps, objective=objective)
+        return mismatch, reference, big
+    if named is not None and verdict.symptom == "wrong gradient":
+        found = named[0]
+        found.evidence["declared_objective"] = objective.name if objective else None
+        found.what = (f"against {objective.describe(group.samples) if objective else 'the declared objective'} the "
+                      f"gradient is no known mistake, but against the token mean it is: {found.what}")
+        return named
     return verdict, reference, big
+
+
+def _differs(one: Objective, other: Objective, group: Any) -> bool:
+    """Whether two built-in objectives weigh this group's items differently (the per-sample mean
+    is the token mean when every sample has as many supervised items as every other)."""
+    names = {one.name, other.name}
+    if names != {"tokens", "samples"}:
+        return not (one.yours or other.yours)
+    per_sample = []
+    for mb in group.microbatches:
+        supervised = target_labels(mb, group.task) != -100
+        per_sample += torch.bincount(sample_of_items(mb, group.task)[supervised]).tolist()
+    return len({n for n in per_sample if n}) > 1
 
 
 __all__ = ["FLOOR_FACTOR", "ROUNDING_CAP", "floor_is_rounding", "ClipSummary", "Explanation", "Judgement", "clamp_like", "explain", "judge",

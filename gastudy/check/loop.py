@@ -28,6 +28,7 @@ import torch
 from torch import nn
 
 from gastudy.check.diagnostics import default_optimizer, default_scheduler
+from gastudy.check.objective import YourObjective, as_objective
 from gastudy.check.reference import Forward
 from gastudy.check.watched import (
     LoopReport,
@@ -128,7 +129,7 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
                scheduler: SchedulerFactory | None = None, task: str | None = None,
                tolerance: float | None = None, diagnose: bool = True, labels: str = "labels",
                ignore_index: int = -100, forward: Forward | None = None, replicas: int = 1,
-               timeout_s: float | None = None) -> LoopReport:
+               timeout_s: float | None = None, objective: str | YourObjective | None = None) -> LoopReport:
     """Run YOUR accumulated update once on a copy and compare it with the big batch.
 
     Args:
@@ -163,11 +164,24 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
             ``train_step`` (and the optimizer/scheduler factories) must be importable by the
             worker processes: define them at the top level of a ``.py`` module.
         timeout_s: with replicas, the time limit of the whole run (default 120 s).
+        objective: what your loop minimizes over the group — the big batch is computed with the
+            same objective, so that the accumulation is what is checked. ``None`` (default):
+            inferred — the token mean (``"tokens"``: the sum of per-item losses ÷ the group's
+            supervised items N), or, when your update is not that but is exactly the per-sample
+            mean of the group, ``"samples"`` (each sample's token mean, averaged over the
+            group's samples; told from the mean of microbatch means by re-splitting when one
+            sample per microbatch makes them the same update). Declare it when it cannot be
+            inferred: ``"sum"`` (the summed loss, divided by nothing: indistinguishable from a
+            missing division otherwise), or a function ``objective(output, batch) -> loss`` that
+            computes your loss on any batch (label smoothing, an auxiliary term); it is
+            computed on the whole group joined into one batch. A declared objective your update
+            does not match fails as ``"objective mismatch"`` when the update is another one.
 
     What is compared: the gradient the optimizer consumed — divided back by your norm clip's
     coefficient when it fired — with the big batch over the same samples: one forward, the sum
     of per-item losses ÷ the group's supervised items N, in the precision your loop computed in
-    (the autocast dtype of its forwards, the dtype of its loss, a loss scale with fp16). It
+    (the dtype its graphs' matrix products ran in — autocast wherever it was entered —, the
+    dtype of its loss, a loss scale with fp16). It
     passes when there is exactly one optimizer step, that gradient matches within the
     tolerance, clipping (if any) ran once, after the accumulation and after ``unscale_``, the
     gradients are zero after the update, the scheduler (if any) stepped once, and — with ≥ 3
@@ -175,12 +189,13 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
 
     What it cannot see: a mistake smaller than the tolerance (in bf16, a few percent); what
     differs between updates but not inside one (a learning rate that ignores the schedule,
-    data that repeats across epochs); code that bypasses ``optimizer.step``.
+    data that repeats across epochs); code that bypasses ``optimizer.step``; an objective other
+    than the token mean or the per-sample mean that is not declared.
 
     Returns a :class:`LoopReport`. Raises ``TypeError``/``ValueError`` for bad arguments (empty
     or malformed microbatches, no supervised item, a scheduler your function cannot take, a
-    tolerance that is not a positive number) and :class:`TrainStepError` when your function
-    raises (the cause chained).
+    tolerance that is not a positive number, an unknown objective) and :class:`TrainStepError`
+    when your function raises (the cause chained).
     """
     if not callable(train_step):
         raise TypeError(f"train_step must be a function train_step(model, optimizer, microbatches), got "
@@ -197,6 +212,7 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
         raise TypeError(f"labels must be a key (str) and ignore_index an int, got {labels!r}, {ignore_index!r}")
     if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 1:
         raise ValueError(f"replicas must be a positive int (the number of processes), got {replicas!r}")
+    goal = as_objective(objective)
     if replicas > 1 and isinstance(microbatches, Sequence) and microbatches and all(
             isinstance(part, Sequence) and not isinstance(part, Mapping) for part in microbatches):
         if len(microbatches) != replicas or len({len(part) for part in microbatches}) != 1:
@@ -232,13 +248,15 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
 
         return check_loop_on_replicas(train_step, model, group, replicas, make_optimizer=make_optimizer,
                                       scheduler=scheduler, update_args=(sched_param, added_ids, labels, ignore_index),
-                                      forward=forward, tolerance=tolerance, notes=notes, timeout_s=timeout_s)
+                                      forward=forward, tolerance=tolerance, notes=notes, timeout_s=timeout_s,
+                                      objective=goal)
     run = watched_update(model, make_optimizer, scheduler, update_fn, group, train_step)
     if run.dropped:
         notes.append(f"dropout switched off on the copies ({run.dropped} places): random masks would differ between "
                      "your update and the big batch")
     return loop_report(run, model, group, train_step, make_optimizer=make_optimizer, scheduler=scheduler,
-                       update_fn=update_fn, forward=forward, tolerance=tolerance, diagnose=diagnose, notes=notes)
+                       update_fn=update_fn, forward=forward, tolerance=tolerance, diagnose=diagnose, notes=notes,
+                       objective=goal)
 
 
 __all__ = ["LoopReport", "TrainStepError", "as_optimizer_factory", "check_loop", "switch_off_dropout",

@@ -1,12 +1,16 @@
-"""The big batch a checked update is compared with, in the precision the loop computes in
-.
+"""The big batch a checked update is compared with, in the precision the loop computes in.
 
-The reference for one group of microbatches is the gradient of **the sum of per-item losses ÷
-the group's supervised items N** (causal labels counted after the shift). It is computed twice,
-with the same model and in the same precision as the loop under test:
+The reference for one group of microbatches is the gradient of its :class:`~gastudy.check.objective.Objective`
+over the whole group — by default **the sum of per-item losses ÷ the group's supervised items
+N** (causal labels counted after the shift); a per-sample mean, a sum or a loss of the user's own
+when that is what the loop minimizes. It is computed with the same model and in the same
+precision as the loop under test:
 
 - ``gradient``: every sample in ONE forward (the big batch itself);
-- ``accumulated``: microbatch by microbatch, each ``summed loss ÷ N``, gradients added up.
+- ``accumulated``: microbatch by microbatch, each its share ÷ the group's normalizer, gradients
+  added up (for an objective of the user's own: the big batch with its rows in reverse order) —
+  computed only when it is needed (:meth:`Reference.with_floor`: an error beyond the base
+  tolerance, or microbatches that cannot be joined).
 
 Mathematically both are the same number. What separates them in floating point is rounding —
 another summation order, other matrix shapes — so their relative difference is the **noise
@@ -30,11 +34,11 @@ from typing import Any
 import torch
 from torch import nn
 
-from gastudy.core.counting import count_supervised
+from gastudy.check.objective import TOKENS, Objective
 from gastudy.core.data import concat_microbatches
 from gastudy.core.engine import model_inputs
 from gastudy.core.groups import Group
-from gastudy.core.loss import logits_of, summed_loss
+from gastudy.core.loss import logits_of
 
 Forward = Callable[[nn.Module, Mapping[str, Any]], Any]
 
@@ -137,9 +141,11 @@ def model_gradient(model: nn.Module, dtype: torch.dtype | None = None) -> torch.
 
 
 def default_forward(model: nn.Module, batch: Mapping[str, Any]) -> Any:
-    """``model(**inputs)``: every key of the batch but the labels and ids, on the model's device."""
+    """``model(**inputs)``: every key of the batch but the labels and ids, on the model's device
+    (an encoder-decoder's ``decoder_input_ids`` built from its labels, see
+    :func:`~gastudy.core.engine.model_inputs`)."""
     first = next(model.parameters())
-    return model(**model_inputs(batch, first.device, first.dtype))
+    return model(**model_inputs(batch, first.device, first.dtype, model))
 
 
 def join(microbatches: Sequence[Mapping[str, Any]], strict: bool = False) -> dict[str, Any] | None:
@@ -165,18 +171,26 @@ def join(microbatches: Sequence[Mapping[str, Any]], strict: bool = False) -> dic
 class BigBatch:
     """The reference gradients of one group (vectors in :func:`vector_dtype`).
 
-    ``gradient``: the big batch in one forward (``None`` fields when the microbatches could not
-    be joined: then ``gradient`` is ``accumulated``); ``accumulated``: microbatch by
-    microbatch; ``floor``: ‖gradient − accumulated‖ ÷ ‖gradient‖ (``None`` when not joined);
-    ``items``: N; ``precision``: what both were computed in.
+    ``gradient``: the big batch in one forward (``accumulated`` itself when the microbatches
+    could not be joined, ``joined`` False); ``accumulated``: microbatch by microbatch (``None``
+    until :meth:`Reference.with_floor` measured it); ``floor``: ‖gradient − accumulated‖ ÷
+    ‖gradient‖ (``None`` when not measured or not joined); ``items``: N; ``precision``: what
+    both were computed in; ``objective``: what they minimize.
     """
 
     gradient: torch.Tensor
-    accumulated: torch.Tensor
+    accumulated: torch.Tensor | None
     joined: bool
     floor: float | None
     items: int
     precision: ComputePrecision
+    objective: Objective = TOKENS
+
+    @property
+    def floor_measured(self) -> bool:
+        """True once the other summation order was computed (the floor is then known, or the
+        microbatches could not be joined)."""
+        return self.accumulated is not None
 
 
 _CHUNK = 1 << 20  # elements per float64 chunk: exact sums without a float64 copy of a whole gradient
@@ -209,83 +223,129 @@ class Reference:
     """Computes the big batch (and microbatch contributions) of ``group`` on ``model``.
 
     ``model`` is used as given — pass a copy: its gradients are overwritten. ``forward(model,
-    batch)`` calls the model (default :func:`default_forward`); the loss is
-    :func:`~gastudy.core.loss.summed_loss` of its logits (:func:`~gastudy.core.loss.logits_of`) ÷ N, with the
-    logits cast to the loop's loss dtype when that is narrower than theirs, under the loop's
-    autocast, through a loss scale with float16 (:attr:`ComputePrecision.loss_scale`).
+    batch)`` calls the model (default :func:`default_forward`); the loss is the ``objective``'s
+    share of each batch (:meth:`~gastudy.check.objective.Objective.share`, on the logits of
+    :func:`~gastudy.core.loss.logits_of`, cast to the loop's loss dtype when that is narrower
+    than theirs) ÷ the group's normalizer, under the loop's autocast, through a loss scale with
+    float16 (:attr:`ComputePrecision.loss_scale`). Raises ``ValueError`` for an objective of
+    your own on microbatches that cannot be joined into one batch.
     """
 
     def __init__(self, model: nn.Module, group: Group, precision: ComputePrecision, *,
-                 forward: Forward | None = None, per_forward: int | None = None):
+                 forward: Forward | None = None, per_forward: int | None = None, objective: Objective = TOKENS):
         self.model, self.group, self.precision = model, group, precision
         self.forward = forward or default_forward
         self.dtype = vector_dtype(model)
         self.per_forward = per_forward
+        self.objective = objective
+        self._bigs: list[dict[str, Any]] | None = None
 
-    def _loss_sum(self, batch: Mapping[str, Any]) -> torch.Tensor:
+    def _share(self, batch: Mapping[str, Any]) -> torch.Tensor:
         with self.precision.autocast_context():
-            logits = logits_of(self.forward(self.model, batch))
+            output = self.forward(self.model, batch)
+            if self.objective.yours:  # the user's loss, on the output as their model returns it
+                return self.objective.share(output, batch, self.group.task)
+            logits = logits_of(output)
         loss = self.precision.loss
         if loss is not None and logits.dtype in _WIDTH and loss in _WIDTH and _WIDTH[loss] < _WIDTH[logits.dtype] \
                 and _WIDTH[loss] >= 32:
             logits = logits.to(loss)
-        total, _ = summed_loss(logits, batch, self.group.task)
-        return total
+        return self.objective.share(logits, batch, self.group.task)
 
     def _backward(self, batches: Sequence[Mapping[str, Any]], divide_by: Sequence[float]) -> torch.Tensor:
-        """Σ over ``batches`` of ∇(summed loss ÷ divisor), as one vector; float16 through a
-        loss scale halved until the gradients are finite."""
+        """Σ over ``batches`` of ∇(share ÷ divisor), as one vector; float16 through a loss scale
+        halved until the gradients are finite."""
         scale = self.precision.loss_scale
         for _ in range(40):
             self.model.zero_grad(set_to_none=True)
             for batch, d in zip(batches, divide_by):
-                (self._loss_sum(batch) * (scale / d)).backward()
+                (self._share(batch) * (scale / d)).backward()
             grad = model_gradient(self.model, self.dtype)
             if scale == 1.0 or bool(torch.isfinite(grad).all()):
                 return grad / scale if scale != 1.0 else grad
             scale /= 2
         return grad / scale
 
-    def big_batch(self, strict: bool = False) -> BigBatch:
-        """Both orders and the floor between them (two backward passes over the group). With
-        ``strict``, microbatches that cannot be joined raise ``ValueError`` (:func:`join`).
+    def _normalizer(self, batches: Sequence[Mapping[str, Any]]) -> float:
+        task = self.group.task
+        return self.objective.normalizer([self.objective.mass(b, task) for b in batches]) or 1.0
+
+    def big_batch(self, strict: bool = False, floor: bool = True) -> BigBatch:
+        """The big batch in one forward; with ``floor`` also microbatch by microbatch and the
+        floor between them (:meth:`with_floor`). With ``strict``, microbatches that cannot be
+        joined raise ``ValueError`` (:func:`join`).
 
         ``per_forward`` (set at construction) joins at most that many microbatches per forward
         instead of all of them (a big model: the activations of the whole group at once are A
         times one microbatch's); the sum over those forwards is the same gradient."""
         mbs, N = self.group.microbatches, self.group.supervised_items
-        k = len(mbs) if not self.per_forward else max(2, self.per_forward)
+        k = len(mbs) if not self.per_forward or self.objective.yours else max(2, self.per_forward)
         parts = [mbs[i:i + k] for i in range(0, len(mbs), k)]
-        bigs = [join(part, strict) if len(part) > 1 else part[0] for part in parts]
-        accumulated = self._backward(mbs, [N] * len(mbs))
+        bigs = [join(part, strict or self.objective.yours) if len(part) > 1 else dict(part[0]) for part in parts]
         if any(b is None for b in bigs):
-            return BigBatch(accumulated, accumulated, False, None, N, self.precision)
+            return self.with_floor(BigBatch(torch.empty(0), None, False, None, N, self.precision, self.objective))
         try:  # the big batch counts its own items: re-padding can move what a row supervises (left padding)
-            total = sum(count_supervised(b, self.group.task) for b in bigs) or N
+            total = self._normalizer(bigs)
             gradient = self._backward(bigs, [total] * len(bigs))
-        except (KeyError, ValueError, RuntimeError, TypeError):
-            return BigBatch(accumulated, accumulated, False, None, N, self.precision)
-        return BigBatch(gradient, accumulated, True, rel_error(accumulated, gradient) if len(mbs) > 1 else None,
-                        N, self.precision)
+        except (KeyError, ValueError, RuntimeError, TypeError, IndexError) as err:
+            if self.objective.yours:
+                raise ValueError(f"your objective could not be computed on the joined group: {err}") from err
+            return self.with_floor(BigBatch(torch.empty(0), None, False, None, N, self.precision, self.objective))
+        self._bigs = bigs
+        big = BigBatch(gradient, None, True, None, N, self.precision, self.objective)
+        return self.with_floor(big) if floor else big
+
+    def with_floor(self, big: BigBatch) -> BigBatch:
+        """``big`` with the other summation order computed: microbatch by microbatch (or, for an
+        objective of your own, the joined batch with its rows reversed), and the floor between
+        the two when both exist. A group that could not be joined gets ``gradient`` =
+        ``accumulated`` and no floor."""
+        if big.accumulated is not None:
+            return big
+        mbs = self.group.microbatches
+        if self.objective.yours:
+            flipped = [_reversed_rows(b) for b in self._bigs or []]
+            accumulated = self._backward(flipped, [1.0] * len(flipped))
+        else:
+            total = self._normalizer(mbs)
+            accumulated = self._backward(mbs, [total] * len(mbs))
+        if not big.joined:
+            return BigBatch(accumulated, accumulated, False, None, big.items, self.precision, self.objective)
+        single = len(mbs) == 1 and not self.objective.yours
+        return BigBatch(big.gradient, accumulated, True, None if single else rel_error(accumulated, big.gradient),
+                        big.items, self.precision, self.objective)
 
     def contributions(self, weights: Sequence[Sequence[float]]) -> list[torch.Tensor]:
         """``[Σᵢ wᵢ·cᵢ for w in weights]`` where cᵢ is microbatch i's share of the big batch
-        (its summed loss ÷ N): the linear combinations the explainer compares with (the
-        ``steps`` normalization, the last microbatch alone, a per-replica mean), built without
-        holding every cᵢ at once."""
-        N = self.group.supervised_items
+        (its share ÷ the group's normalizer; for an objective of your own, its loss ÷ A): the
+        linear combinations the explainer compares with (the ``steps`` normalization, the last
+        microbatch alone, a per-replica mean), built without holding every cᵢ at once."""
+        mbs = self.group.microbatches
+        total = float(len(mbs)) if self.objective.yours else self._normalizer(mbs)
         out = [torch.zeros_like(self._zero()) for _ in weights]
-        for i, batch in enumerate(self.group.microbatches):
+        for i, batch in enumerate(mbs):
             if not any(w[i] for w in weights):
                 continue
-            c = self._backward([batch], [N])
+            c = self._backward([batch], [total])
             for acc, w in zip(out, weights):
                 if w[i]:
                     acc.add_(c, alpha=w[i])
         return out
 
+    def masses(self) -> list[int]:
+        """Each microbatch's part of the objective's normalizer (supervised items, samples, or 1)."""
+        return [self.objective.mass(mb, self.group.task) for mb in self.group.microbatches]
+
     def _zero(self) -> torch.Tensor:
         return torch.zeros(sum(p.numel() for p in self.model.parameters()), dtype=self.dtype)
+
+
+def _reversed_rows(batch: Mapping[str, Any]) -> dict[str, Any]:
+    """The batch with its rows in reverse order (the same samples, another summation order)."""
+    rows = {v.shape[0] for v in batch.values() if isinstance(v, torch.Tensor) and v.dim() >= 1}
+    if len(rows) != 1:
+        return dict(batch)
+    return {k: v.flip(0) if isinstance(v, torch.Tensor) and v.dim() >= 1 else v for k, v in batch.items()}
 
 
 def unshifted_rows(group: Group) -> int:

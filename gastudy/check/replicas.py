@@ -250,7 +250,7 @@ def check_loop_worker(train_step: Callable[..., Any], model: torch.nn.Module, ba
 def check_loop_on_replicas(train_step: Callable[..., Any], model: torch.nn.Module, group: Any, replicas: int, *,
                            make_optimizer: Callable[..., Any], scheduler: Callable[..., Any] | None,
                            update_args: tuple, forward: Any, tolerance: float | None, notes: list[str],
-                           timeout_s: float | None = None) -> Any:
+                           timeout_s: float | None = None, objective: Any = None) -> Any:
     """``check_loop(train_step, model, microbatches, replicas=D)``: your data-parallel update on D
     local processes, judged as one global update.
 
@@ -263,6 +263,9 @@ def check_loop_on_replicas(train_step: Callable[..., Any], model: torch.nn.Modul
     must have stepped with the same gradient. Reported besides: each rank's all-reduces (one
     backward with a sync per update is the ``no_sync`` ideal), and a warning when ``no_sync`` was
     used but every backward synced anyway (its forward ran outside the context).
+
+    ``objective``: what the big batch minimizes (see :func:`~gastudy.check.loop.check_loop`;
+    computed in this process, never sent to the workers).
 
     Raises ``ValueError`` when ``train_step``, the factories or the model cannot be sent to the
     worker processes (define them at the top level of a ``.py`` module), and
@@ -298,7 +301,7 @@ def check_loop_on_replicas(train_step: Callable[..., Any], model: torch.nn.Modul
     owner = [r for r in range(replicas) for _ in range(A)]
     report = loop_report(run, model, group, train_step, make_optimizer=make_optimizer, scheduler=scheduler,
                          update_fn=None, forward=forward, tolerance=tolerance, diagnose=False, notes=notes,
-                         replicas=owner)
+                         replicas=owner, objective=objective)
     synced = [sum(1 for forward_index, calls in f["allreduces"].items() if calls) for f in facts]
     report.evidence.update(allreduce_backwards=synced, forwards_with_sync=[sum(f["forwards"]) for f in facts],
                            no_sync_entries=[len(f["no_syncs"]) for f in facts])

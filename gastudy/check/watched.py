@@ -33,6 +33,7 @@ from gastudy.check.diagnostics import (
     diagnose_schedule_drift,
 )
 from gastudy.check.judge import Judgement, judge_update
+from gastudy.check.objective import Objective
 from gastudy.check.reference import Forward, flat_gradient
 from gastudy.check.steps import grads_are_zero
 from gastudy.check.trace import LoopTrace, source_file, trace_loop
@@ -98,6 +99,10 @@ class LoopReport:
             means (a ``no_sync`` that syncs anyway).
         notes: what the check changed on its copies or could not do (dropout off, ids added…).
         evidence: the numbers behind the message (JSON-ready).
+        objective: what the big batch minimized: ``"tokens"`` (the sum of per-item losses ÷ N),
+            ``"samples"`` (the per-sample mean), ``"sum"`` or ``"yours"`` (your function).
+        objective_note: one line when the objective is not the token mean (how it was known,
+            and what it means), else ``None``.
     """
 
     passed: bool
@@ -121,6 +126,8 @@ class LoopReport:
     where: str | None = None
     clip: dict[str, Any] | None = None
     replicas: int = 1
+    objective: str = "tokens"
+    objective_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field (verdicts as dicts; non-finite numbers as strings)."""
@@ -133,6 +140,7 @@ class LoopReport:
             "supervised_items": self.supervised_items, "normalization": self.normalization,
             "verdicts": [{"symptom": v.symptom, "fired": v.fired, "message": v.message} for v in self.verdicts],
             "notes": self.notes, "warnings": self.warnings, "evidence": self.evidence, "subject": self.subject,
+            "objective": self.objective, "objective_note": self.objective_note,
         })
 
     def _numbers(self) -> str:
@@ -140,6 +148,8 @@ class LoopReport:
             measured = "no optimizer step to compare"
         else:
             floor = "not measured" if self.floor is None else f"{self.floor:.1e}"
+            if self.floor is None and self.evidence.get("floor_needed") is False:
+                floor = "not needed: within the base tolerance"
             measured = (f"relative error {self.rel_error:.1e} vs the big batch in {self.precision or 'the same precision'}"
                         f" (noise floor {floor}, tolerance {self.tolerance:.1e})")
         return (f"{measured}; {self.optimizer_steps} optimizer step(s)"
@@ -150,6 +160,8 @@ class LoopReport:
     def _lines(self) -> list[str]:
         head = (f"✓ PASSED: {self.subject}" if self.passed else f"✗ FAILED: {self.subject} — {self.symptom}")
         lines = [head, f"  {self.message}", f"  measured: {self._numbers()}"]
+        if self.objective_note:
+            lines.append(f"  objective: {self.objective_note}")
         if self.clip is not None:
             lines.append(f"  clipping: {self.clip['text']}")
         lines += [f"  {v}" for v in self.verdicts if v.fired and v.message not in self.message]
@@ -185,7 +197,22 @@ class LoopReport:
         return cls(verdict.passed, verdict.symptom, verdict.message, verdict.rel_error, verdict.tolerance,
                    verdict.optimizer_steps, scheduler_steps, microbatches, samples, supervised_items,
                    verdict.normalization, [], notes, evidence, subject, [], verdict.precision.label,
-                   verdict.floor, verdict.where, clip, replicas)
+                   verdict.floor, verdict.where, clip, replicas, verdict.objective.name,
+                   objective_note(verdict, samples))
+
+
+def objective_note(verdict: Judgement, samples: int) -> str | None:
+    """The one line a report gives an objective other than the token mean: which one, whether it
+    was declared or read from the gradient, and what it weighs."""
+    goal = verdict.objective
+    if goal.name == "tokens":
+        return None
+    how = "read from the gradient" if verdict.objective_inferred else "as declared"
+    if goal.name == "samples":
+        return (f"{goal.describe(samples)}, {how} — not token-normalized: a short sample weighs as much as a long one"
+                + ("; the accumulation is right for it (objective='samples' declares it, objective='tokens' asks for "
+                   "the token mean)" if verdict.objective_inferred else ""))
+    return f"{goal.describe(samples)}, {how}"
 
 
 def _jsonable(value: Any) -> Any:
@@ -322,10 +349,14 @@ def watched_update(model: nn.Module, make_optimizer: OptimizerFactory, scheduler
 def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: TrainStep, *,
                 make_optimizer: OptimizerFactory, scheduler: SchedulerFactory | None,
                 update_fn: Callable[..., float] | None, forward: Forward | None, tolerance: float | None,
-                diagnose: bool, notes: list[str], replicas: Sequence[int] | None = None) -> LoopReport:
+                diagnose: bool, notes: list[str], replicas: Sequence[int] | None = None,
+                objective: Objective | None = None) -> LoopReport:
     """The kernel's verdict on ``run`` against the big batch of ``group`` (on a fresh copy of
     ``model``) as a :class:`LoopReport`; then the detectors (when ``update_fn`` is given and
-    ``diagnose``): the symptom measured, or the rest of a right update checked."""
+    ``diagnose``): the symptom measured, or the rest of a right update checked. ``objective``:
+    what the big batch minimizes (``None``: inferred, see :func:`~gastudy.check.judge.judge_update`;
+    a per-sample mean that only another split can tell from the mean of microbatch means is
+    decided by re-splitting the samples and running ``update_fn`` again)."""
     ref_model, _ = _copy_for_check(model)
     per_forward = None if sum(p.numel() for p in model.parameters()) < BIG_MODEL else 2
     if per_forward and group.size > per_forward:
@@ -333,8 +364,13 @@ def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: 
                      "gradient; the whole group in one forward would hold A microbatches' activations at once)")
     with torch.enable_grad():
         verdict, _, big = judge_update(run.trace, ref_model, group, forward=forward, tolerance_given=tolerance,
-                                       step_gradient=run.step_gradient, replicas=replicas, per_forward=per_forward)
+                                       step_gradient=run.step_gradient, replicas=replicas, per_forward=per_forward,
+                                       objective=objective, floor=False)
     del ref_model
+    resplit = None
+    if verdict.objective_ambiguous:
+        verdict, resplit = _same_under_any_split(verdict, model, group, update_fn if diagnose else None,
+                                                 make_optimizer, scheduler, notes)
     if not big.joined and group.size > 1:
         notes.append("the batches could not be joined into one: the big batch was summed microbatch by microbatch "
                      "(the noise floor was not measured)")
@@ -350,7 +386,11 @@ def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: 
                        collate="packed" if "position_ids" in first else "padded", make_optimizer=make_optimizer,
                        make_scheduler=scheduler, tolerance=verdict.tolerance, batches=group.microbatches)
     detectors = _Detectors(update_fn, setup, notes, diagnose and update_fn is not None)  # type: ignore[arg-type]
-    if not verdict.passed:
+    if resplit is not None:
+        report.verdicts.append(resplit)
+    if not verdict.passed and resplit is not None and resplit.fired:
+        report.message = f"{report.message}. Measured: {resplit.message}"
+    elif not verdict.passed:
         _measure_wrong_gradient(detectors, verdict, report, group)
     else:
         zeroes_first = any(e.backward == 0 for e in run.trace.of("zero_grad"))
@@ -359,6 +399,39 @@ def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: 
             notes.append("the gradients stay allocated after the update (the loop zeroes them before its first "
                          "backward, which is right); zero_grad(set_to_none=True) after the step would free them sooner")
     return report
+
+
+def _same_under_any_split(verdict: Judgement, model: nn.Module, group: Group, update_fn: Callable[..., float] | None,
+                          make_optimizer: OptimizerFactory, scheduler: SchedulerFactory | None,
+                          notes: list[str]) -> tuple[Judgement, Verdict | None]:
+    """A per-sample mean inferred where the mean of microbatch means gives the same update (one
+    sample per microbatch): run the update again on the same samples split otherwise. The same
+    gradient under every split → the loop's objective is the per-sample mean (``verdict``
+    stands); another gradient → it is the mean of microbatch means (the token verdict, its
+    ``alternative``). Without a way to re-split, the token verdict stands, with a note."""
+    tokens = verdict.alternative
+    assert tokens is not None
+    resplittable = all("input_ids" in mb or "inputs" in mb for mb in group.microbatches)
+    if update_fn is None or not resplittable:
+        notes.append("with one sample per microbatch the per-sample mean and the mean of microbatch means are the "
+                     "same update; gastudy could not re-split these samples to tell them apart — if the per-sample "
+                     "mean is your objective, declare objective='samples'")
+        return tokens, None
+    template, _ = _copy_for_check(model)
+    setup = _UserSetup(template, [], micro_batch=samples_in(group.microbatches[0]), accumulation_steps=group.size,
+                       task=group.task, collate="packed" if "position_ids" in group.microbatches[0] else "padded",
+                       make_optimizer=make_optimizer, make_scheduler=scheduler, tolerance=verdict.tolerance,
+                       batches=group.microbatches)
+    rows = [samples_in(mb) for mb in group.microbatches]
+    parts = [(rows[0], group.size), (group.samples, 1)] if len(set(rows)) == 1 else [(group.samples, 1), (1, group.samples)]
+    found = _Detectors(update_fn, setup, notes).run(diagnose_partition_dependence, partitions=parts)
+    if found is None:
+        return tokens, None
+    if found.fired:
+        return tokens, found
+    notes.append(f"the per-sample mean was told from the mean of microbatch means by re-splitting the samples: "
+                 f"{found.message}")
+    return verdict, found
 
 
 def update_function(train_step: TrainStep, sched_param: str | None, drop_ids: bool, labels: str = "labels",

@@ -47,18 +47,22 @@ def pad_collate(samples: Sequence[Sample], pad_token_id: int = PAD, padding_side
     """Stack samples into a padded batch.
 
     Sequence samples get ``input_ids`` padded with ``pad_token_id`` (default: the course
-    vocabulary's ``PAD``; pass your tokenizer's ``pad_token_id`` for your own model),
-    ``labels`` padded with -100 and an ``attention_mask`` (1 = real token); any other 1-D
-    per-token tensor of a sample (e.g. ``token_type_ids``) is padded with 0. Padding goes on the
-    ``padding_side`` (``"right"``, the default for training, or ``"left"`` like a tokenizer with
-    ``padding_side="left"``). A sample's ``input_ids``/``labels`` may be tensors or lists of
-    ints. Fixed-size samples (``inputs``) are stacked. ``sample_ids`` is added when the samples
-    carry a ``sample_id`` (all of them or none; ``ValueError`` for a mix).
+    vocabulary's ``PAD``; pass your tokenizer's ``pad_token_id`` for your own model), ``labels``
+    padded with -100 and an ``attention_mask`` (1 = real token); any other 1-D per-token tensor
+    of a sample (e.g. ``token_type_ids``: as long as its ``input_ids`` in every sample) is padded
+    with 0. Padding goes on the ``padding_side`` (``"right"``, the default for training, or
+    ``"left"`` like a tokenizer with ``padding_side="left"``). ``labels`` may also be one class
+    per sample (0-d: a sequence classifier's, stacked into ``(B,)``) or a sequence of its own
+    length (a seq2seq target: padded on the right with -100 to the longest); other keys of their
+    own length are padded on the right with 0, 0-d ones stacked. A sample's ``input_ids``/
+    ``labels`` may be tensors or lists of ints. Fixed-size samples (``inputs``) are stacked.
+    ``sample_ids`` is added when the samples carry a ``sample_id`` (all of them or none;
+    ``ValueError`` for a mix).
 
     Raises ``ValueError`` for no samples, a ``pad_token_id`` that is not an int ≥ 0 (e.g.
     ``None`` from a tokenizer without a pad token: set ``tokenizer.pad_token`` first), an
-    unknown ``padding_side`` or a sample whose labels and ids differ in length; ``KeyError``
-    for a sample without ``labels``.
+    unknown ``padding_side``, ``input_ids`` that are not 1-D, or labels that are one class in
+    some samples and a sequence in others; ``KeyError`` for a sample without ``labels``.
     """
     if len(samples) == 0:
         raise ValueError("pad_collate got no samples: a batch needs at least one")
@@ -76,29 +80,45 @@ def pad_collate(samples: Sequence[Sample], pad_token_id: int = PAD, padding_side
         raise KeyError(f"samples {missing} have no 'labels': give each sample its labels (for a causal LM a copy of "
                        "its input_ids; the model shifts them)")
     tokens = [torch.as_tensor(s["input_ids"], dtype=torch.long) for s in samples]
-    targets = [torch.as_tensor(s["labels"], dtype=torch.long) for s in samples]
-    bad = [r for r, (t, y) in enumerate(zip(tokens, targets)) if t.shape != y.shape or t.dim() != 1]
+    bad = [r for r, t in enumerate(tokens) if t.dim() != 1]
     if bad:
-        raise ValueError(f"samples {bad}: input_ids and labels must be 1-D and of the same length")
-    T = max(len(t) for t in tokens)
-    B = len(samples)
+        raise ValueError(f"samples {bad}: input_ids must be 1-D (one sample's token ids)")
+    T, B = max(len(t) for t in tokens), len(samples)
     input_ids = torch.full((B, T), pad_token_id, dtype=torch.long)
-    labels = torch.full((B, T), IGNORE_INDEX, dtype=torch.long)
     mask = torch.zeros((B, T), dtype=torch.long)
-    extra_keys = [k for k, v in samples[0].items() if k not in ("input_ids", "labels", "attention_mask", "sample_id")
-                  and isinstance(v, torch.Tensor) and v.dim() == 1 and len(v) == len(tokens[0])]
-    lacking = [(r, k) for r, s in enumerate(samples) for k in extra_keys if k not in s]
+    keys = [k for k, v in samples[0].items() if k not in ("input_ids", "attention_mask", "sample_id")]
+    lacking = [(r, k) for r, s in enumerate(samples) for k in keys if k not in s]
     if lacking:
         raise ValueError(f"sample {lacking[0][0]} has no {lacking[0][1]!r} but sample 0 has: give every sample the "
                          "same per-token inputs")
-    extra = {k: torch.zeros((B, T), dtype=samples[0][k].dtype) for k in extra_keys}
-    for r, s in enumerate(samples):
-        n = len(tokens[r])
+    values = {k: [torch.as_tensor(s[k], dtype=torch.long) if k == "labels" else s[k] for s in samples] for k in keys}
+    per_token = {k for k, vs in values.items() if all(isinstance(v, torch.Tensor) and v.dim() == 1 and len(v) == len(t)
+                                                      for v, t in zip(vs, tokens))}
+    if len({v.dim() for v in values["labels"]}) > 1:
+        raise ValueError("labels must be one class per sample (0-d) in every sample, or a sequence in every sample "
+                         "(per token, as long as input_ids, or a target sequence of its own)")
+    out: Batch = {"input_ids": input_ids, "attention_mask": mask}
+    for k in keys:
+        fill = IGNORE_INDEX if k == "labels" else 0
+        vs = values[k]
+        if not all(isinstance(v, torch.Tensor) for v in vs):
+            continue  # not a tensor (a string, a list of anything): not part of a batch
+        if k in per_token:
+            out[k] = torch.full((B, T), fill, dtype=vs[0].dtype)
+        elif all(v.dim() == 0 for v in vs):
+            out[k] = torch.stack(vs)
+        elif all(v.dim() == 1 for v in vs):  # a sequence of its own length: padded on the right
+            width = max(len(v) for v in vs)
+            out[k] = torch.full((B, width), fill, dtype=vs[0].dtype)
+            for r, v in enumerate(vs):
+                out[k][r, :len(v)] = v
+    for r, t in enumerate(tokens):
+        n = len(t)
         at = slice(0, n) if padding_side == "right" else slice(T - n, T)
-        input_ids[r, at], labels[r, at], mask[r, at] = tokens[r], targets[r], 1
-        for k in extra_keys:
-            extra[k][r, at] = s[k]
-    return {"input_ids": input_ids, "attention_mask": mask, "labels": labels, **extra, **ids}
+        input_ids[r, at], mask[r, at] = t, 1
+        for k in per_token:
+            out[k][r, at] = values[k][r]
+    return {**out, **ids}
 
 
 def packed_collate(samples: Sequence[Sample]) -> Batch:
@@ -195,12 +215,14 @@ def split_batch(batch: Batch) -> list[Sample]:
         return out
     B, T = batch["input_ids"].shape
     mask = batch.get("attention_mask")
-    extra = [k for k, v in batch.items() if k not in ("input_ids", "labels", "attention_mask", "sample_ids")
-             and isinstance(v, torch.Tensor) and tuple(v.shape) == (B, T)]
+    rest = [k for k, v in batch.items() if k not in ("input_ids", "attention_mask", "sample_ids")
+            and isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] == B]
     for r in range(B):
         at = slice(0, T) if mask is None else _real_tokens(mask[r], r)
-        sample = {"input_ids": batch["input_ids"][r, at], "labels": batch["labels"][r, at],
-                  **{k: batch[k][r, at] for k in extra}}
+        sample = {"input_ids": batch["input_ids"][r, at]}
+        for k in rest:  # per token (cut like the ids), one per sample, or a sequence of its own length (whole)
+            v = batch[k]
+            sample[k] = v[r, at] if v.dim() >= 2 and v.shape[1] == T else v[r]
         out.append(with_id(sample, r))
     return out
 

@@ -122,11 +122,15 @@ def on_device(batch: Mapping[str, torch.Tensor], device: torch.device) -> dict[s
 
 
 def model_inputs(batch: Mapping[str, torch.Tensor], device: torch.device,
-                 dtype: torch.dtype | None = None) -> dict[str, torch.Tensor]:
+                 dtype: torch.dtype | None = None, model: nn.Module | None = None) -> dict[str, torch.Tensor]:
     """The keyword arguments for ``model(**...)``: every batch key except labels and ids,
     moved to ``device``; floating-point inputs are cast to ``dtype`` (the model's) if given.
     Values that are not tensors (a collator's ints) are passed as they are; a tensor already
-    where and what it should be is passed as it is."""
+    where and what it should be is passed as it is. Given the ``model``, an encoder-decoder
+    (``config.is_encoder_decoder``, e.g. T5, BART) whose batch has ``labels`` but no
+    ``decoder_input_ids`` gets them from the labels as the model itself would build them
+    (``prepare_decoder_input_ids_from_labels``, what ``DataCollatorForSeq2Seq`` adds): its
+    decoder needs them once the labels are not passed."""
     inputs = {}
     for k, v in batch.items():
         if k in NON_INPUT_KEYS:
@@ -136,6 +140,10 @@ def model_inputs(batch: Mapping[str, torch.Tensor], device: torch.device,
             if v.dtype != want or v.device != device:
                 v = v.to(device, dtype=want)
         inputs[k] = v
+    prepare = getattr(model, "prepare_decoder_input_ids_from_labels", None)
+    if prepare is not None and getattr(getattr(model, "config", None), "is_encoder_decoder", False) \
+            and "labels" in batch and "decoder_input_ids" not in inputs and "decoder_inputs_embeds" not in inputs:
+        inputs["decoder_input_ids"] = prepare(labels=batch["labels"].to(device))
     return inputs
 
 
@@ -327,7 +335,7 @@ class Accumulator:
             for i, mb in enumerate(group.microbatches):
                 with self.replicas.sync(self.model, last=i == last):  # no_sync but on the last
                     with self.precision.autocast():
-                        output = self.model(**model_inputs(mb, self.device, self.dtype))
+                        output = self.model(**model_inputs(mb, self.device, self.dtype, self.model))
                         loss = self.normalization.loss(output, mb, group, denominator, self.replicas.size)
                     part = loss.detach().to(self._loss_dtype)  # the group loss, for the log: never the graph
                     total = part if total is None else total + part

@@ -141,6 +141,24 @@ def sum_of_losses(
     caller that knows the count already (the engine's ``tokens`` normalization divides by the
     group's denominator, counted before the first forward), which saves a reduction and a
     host sync per microbatch. Same value, same errors as :func:`summed_loss`."""
+    logits, labels = _items(output, batch, task)
+    return F.cross_entropy(logits, labels.reshape(-1), ignore_index=ignore_index, reduction="sum")
+
+
+def item_losses(
+    output: Any, batch: Mapping[str, torch.Tensor], task: str = "causal", ignore_index: int = -100
+) -> torch.Tensor:
+    """The cross entropy of every item (nats, float32 or wider), shaped like the labels the loss
+    compares against (:func:`~gastudy.core.counting.target_labels`), 0 where the label is
+    ``ignore_index``: what a weighting other than ÷ N (a per-sample mean) is built from. Its sum
+    is :func:`sum_of_losses`. Same errors as :func:`summed_loss`."""
+    logits, labels = _items(output, batch, task)
+    return F.cross_entropy(logits, labels.reshape(-1), ignore_index=ignore_index, reduction="none").view(labels.shape)
+
+
+def _items(output: Any, batch: Mapping[str, torch.Tensor], task: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """The logits as rows of classes (float32 or wider) and the labels they are compared with
+    (int64, in their own shape): the causal shift applied, the shapes checked."""
     logits = logits_of(output)
     labels = target_labels(batch, task)
     if labels.dtype != torch.long or labels.device != logits.device:  # int64, where the logits are
@@ -156,7 +174,7 @@ def sum_of_losses(
             "logits need one extra last dimension (classes) over the label shape"
         )
     if labels.dim() != 1:  # (rows, positions) → one row per item; a classifier's are one already
-        logits, labels = logits.reshape(-1, logits.shape[-1]), labels.reshape(-1)
+        logits = logits.reshape(-1, logits.shape[-1])
     if logits.dtype in (torch.float16, torch.bfloat16):
         logits = logits.float()  # the loss is summed in float32 even under autocast
-    return F.cross_entropy(logits, labels, ignore_index=ignore_index, reduction="sum")
+    return logits, labels

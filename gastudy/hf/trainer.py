@@ -34,6 +34,7 @@ import torch
 from torch import nn
 
 from gastudy.check.judge import judge_update
+from gastudy.check.objective import Objective, as_objective
 from gastudy.check.reference import flat_gradient
 from gastudy.check.trace import source_file, trace_loop, watch_optimizer
 from gastudy.check.watched import LoopReport, TrainStepError, switch_off_dropout, with_sample_ids
@@ -93,11 +94,23 @@ def _task(model: nn.Module, batch: dict[str, torch.Tensor]) -> str:
     config = getattr(model, "config", None)
     if "shift_labels" in batch:
         return "causal"
+    if "labels" not in batch:
+        targets = sorted(k for k in batch if k.endswith(("positions", "_labels", "label", "targets")))
+        raise ValueError(_unsupported(model, f"its batches carry no 'labels' (keys: {sorted(batch)}"
+                                             + (f"; it trains on {', '.join(targets)}" if targets else "") + ")"))
     if not getattr(config, "is_encoder_decoder", False) and (
             type(model).__name__ in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.values()
             or getattr(type(model), "loss_function", None) is not None and model.loss_function is ForCausalLMLoss):
         return "causal"
     return "classification" if batch["labels"].dim() == 1 else "masked"
+
+
+def _unsupported(model: nn.Module, why: str) -> str:
+    """The one message for a model family check_trainer cannot compare with a big batch."""
+    return (f"check_trainer cannot check {type(model).__name__}: {why}. It compares the update with the big batch of "
+            "a cross entropy of the model's logits against 'labels', item by item (causal and masked LMs, token "
+            "and sequence classification, seq2seq models); a loss computed from other targets (start/end "
+            "positions, CTC, a contrastive head) is not something it can recompute over the whole group")
 
 
 def _copy_of(trainer: Any, model: nn.Module, output_dir: str, callback: Any) -> Any:
@@ -128,7 +141,7 @@ def _copy_of(trainer: Any, model: nn.Module, output_dir: str, callback: Any) -> 
 
 
 def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | None = None, replicas: int = 1,
-                  timeout_s: float | None = None) -> LoopReport:
+                  timeout_s: float | None = None, objective: str | None = None) -> LoopReport:
     """Run ONE accumulated update of your ``transformers.Trainer`` on a copy and check it.
 
     Args:
@@ -140,7 +153,13 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
             loss: GPT-2's upcasts the logits to float32; :func:`gastudy.check.judge.tolerance`).
         task: how the big batch counts supervised items (``causal``, ``masked``,
             ``classification``); default: ``causal`` for a causal LM (its loss shifts the labels)
-            or batches with ``shift_labels``, ``classification`` for 1-D labels, else ``masked``.
+            or batches with ``shift_labels``, ``classification`` for 1-D labels (a sequence or
+            image classifier), else ``masked`` (token classification, a masked LM, the targets
+            of a seq2seq model — T5, BART —, whose decoder inputs are built from the labels as
+            the model builds them).
+        objective: what the update minimizes, as in :func:`gastudy.check_loop` (``None``:
+            inferred — the token mean, or a per-sample mean the Trainer accumulates exactly;
+            ``"tokens"``, ``"samples"``, ``"sum"``).
 
     What is compared: the gradient the optimizer consumed, divided back by the clip coefficient
     when ``max_grad_norm`` fired (the report says the norm before → after), with the big-batch
@@ -168,15 +187,21 @@ def check_trainer(trainer: Any, *, tolerance: float | None = None, task: str | N
 
     Never changes ``trainer``, its model, optimizer, state or callbacks, nor the global random
     state (``train()`` seeds it; it is restored). Raises ``TypeError`` for a non-Trainer,
-    ``ValueError`` without a model or training data, for an unknown ``task``, a Trainer set up
-    for several processes (pass a factory and ``replicas``), or a factory that worker processes
-    cannot import, and :class:`gastudy.check.loop.TrainStepError` when the Trainer raises during
-    the update.
+    ``ValueError`` without a model or training data, for an unknown ``task`` or ``objective``,
+    for a model family whose loss is not a cross entropy of its logits against ``labels`` item by
+    item (question answering's start/end positions, CTC, contrastive heads: one message that
+    says so and what to use instead), a Trainer set up for several processes (pass a factory
+    and ``replicas``), or a factory that worker processes cannot import, and
+    :class:`gastudy.check.loop.TrainStepError` when the Trainer raises during the update.
     """
+    goal = as_objective(objective)
+    if goal is not None and goal.yours:
+        raise ValueError("check_trainer takes objective='tokens', 'samples' or 'sum'; for a loss function of your own, "
+                         "pass it to the Trainer as compute_loss_func and check that")
     if replicas != 1:
-        return _check_trainer_on_replicas(trainer, replicas, tolerance, task, timeout_s)
+        return _check_trainer_on_replicas(trainer, replicas, tolerance, task, timeout_s, goal)
     run = _one_update(trainer, task)
-    return _judged(run, tolerance)
+    return _judged(run, tolerance, objective=goal)
 
 
 @dataclass
@@ -269,7 +294,7 @@ def _one_update(trainer: Any, task: str | None) -> _TrainerUpdate:
         "loss_is_scaled_for_ga": declared, "loss_is_scaled_for_ga_in_effect": bool(effective),
         "compute_loss_overridden": type(trainer).compute_loss is not Trainer.compute_loss,
         "compute_loss_func": compute_loss_func is not None, "current_gradient_accumulation_steps": current_A,
-        "max_grad_norm": trainer.args.max_grad_norm,
+        "max_grad_norm": trainer.args.max_grad_norm, "model": type(template).__name__,
     }
     step_gradient = flat_gradient(trace.steps[0].gradients, run_model) if len(trace.steps) == 1 else None
     for record in trace.steps:
@@ -278,7 +303,8 @@ def _one_update(trainer: Any, task: str | None) -> _TrainerUpdate:
     return _TrainerUpdate(trace, step_gradient, batches, hf_items, task, template, notes, evidence)
 
 
-def _judged(run: _TrainerUpdate, tolerance: float | None, others: list[_TrainerUpdate] = ()) -> LoopReport:
+def _judged(run: _TrainerUpdate, tolerance: float | None, others: list[_TrainerUpdate] = (),
+            objective: Objective | None = None) -> LoopReport:
     """The kernel's verdict on ``run`` (and, on D processes, the other ranks' ``others``: the
     global update is every rank's microbatches, in rank order)."""
     runs = [run, *others]
@@ -296,8 +322,18 @@ def _judged(run: _TrainerUpdate, tolerance: float | None, others: list[_TrainerU
     if counted is not None and counted != N:
         notes.append(f"the Trainer counted num_items_in_batch = {counted} supervised items; gastudy counts N = {N} "
                      "(causal labels after the shift, -100 never counts" + (", over every replica)" if others else ")"))
-    verdict, _, _ = judge_update(run.trace, copy.deepcopy(run.template), group, tolerance_given=tolerance,
-                                 step_gradient=run.step_gradient, replicas=owner)
+    try:
+        verdict, _, _ = judge_update(run.trace, copy.deepcopy(run.template), group, tolerance_given=tolerance,
+                                     step_gradient=run.step_gradient, replicas=owner, objective=objective, floor=False)
+    except (ValueError, TypeError) as err:
+        if "do not match labels" in str(err) or "cannot find the logits" in str(err):
+            raise ValueError(_unsupported(run.template, str(err).split(":")[0])) from err
+        raise
+    if verdict.objective_ambiguous:  # one sample per microbatch, and no re-split of the Trainer's own data
+        assert verdict.alternative is not None
+        verdict = verdict.alternative
+        notes.append("with one sample per microbatch the per-sample mean and the mean of microbatch means are the "
+                     "same update: if the per-sample mean is your objective, pass objective='samples'")
     subject = (f"{evidence['trainer']} (gradient_accumulation_steps={evidence['gradient_accumulation_steps']}"
                + (f", {len(runs)} processes)" if others else ")"))
     report = LoopReport.from_judgement(verdict, microbatches=A, samples=group.samples, supervised_items=N,
@@ -326,7 +362,7 @@ def trainer_worker(make_trainer: Callable[[], Any], task: str | None) -> dict[st
 
 
 def _check_trainer_on_replicas(make_trainer: Any, replicas: int, tolerance: float | None, task: str | None,
-                               timeout_s: float | None) -> LoopReport:
+                               timeout_s: float | None, objective: Objective | None = None) -> LoopReport:
     from transformers import Trainer
 
     from gastudy.parallel.launch import LaunchTimeout, WorkerError, check_importable, run_local
@@ -344,7 +380,7 @@ def _check_trainer_on_replicas(make_trainer: Any, replicas: int, tolerance: floa
     except LaunchTimeout as err:
         raise TrainStepError(f"the {replicas}-process check did not finish within {timeout_s or 180.0:g} s") from err
     runs = ranks[0]["runs"]
-    return _judged(runs[0], tolerance, runs[1:])
+    return _judged(runs[0], tolerance, runs[1:], objective=objective)
 
 
 def _trainer_hint(symptom: str | None, normalization: str | None, explained: dict, ev: dict) -> str | None:
@@ -364,6 +400,20 @@ def _trainer_hint(symptom: str | None, normalization: str | None, explained: dic
         return (f"the loss is already ÷ num_items_in_batch and the Trainer divided it again by A={A} because "
                 f"{flag}: declare loss_is_scaled_for_ga = True (or leave it None when the model takes "
                 "num_items_in_batch)")
+    # the model's own head, the Trainer's own compute_loss: the mean comes from the model, not from code of the user's
+    own_loss = not ev["compute_loss_overridden"] and not ev["compute_loss_func"]
+    heads_drop_count = own_loss and ev["model_accepts_loss_kwargs"] and declared is None
+    model = ev.get("model", "the model")
+    if heads_drop_count and (normalization == "sum of means" or (symptom == "missing division" and
+                                                                 abs(1 / explained.get("k", 1) - A) <= 0.02 * A)):
+        return (f"{model}'s loss is a per-microbatch mean that ignores num_items_in_batch although its forward takes "
+                "**kwargs, so the Trainer takes the loss as already normalized (model_accepts_loss_kwargs=True) and "
+                f"does not divide it by A={A} (transformers issue #47688) — set model.accepts_loss_kwargs = False "
+                "before building the Trainer (it then divides by A), or pass a compute_loss_func that sums the "
+                "per-item losses ÷ num_items_in_batch")
+    if normalization == "steps" and own_loss:
+        return (f"{model}'s loss is a per-microbatch mean that the Trainer divides by A={A} (the model does not take "
+                "num_items_in_batch): pass a compute_loss_func that sums the per-item losses ÷ num_items_in_batch")
     if normalization == "steps":
         return ("compute_loss returns a per-microbatch mean (num_items_in_batch is ignored) that the Trainer divides "
                 f"by A={A}: sum the per-token losses, divide by num_items_in_batch, and set loss_is_scaled_for_ga = True")
