@@ -92,11 +92,40 @@ def test_scheduler_steps_after_the_optimizer_and_only_when_applied():
     assert guarded and "applied" in ast.unparse(guarded[0].test), "05: scheduler.step() must be guarded by 'applied'"
 
 
+END_OF_GROUP = {  # exercise 05.1's six operations, as the learner writes them after the last backward
+    "unscale_": ["scaler.unscale_(optimizer)"],
+    "clip": ["torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.25)"],
+    "step": ["scaler.step(optimizer)"],
+    "update": ["scaler.update()"],
+    "scheduler": ["if scaler.get_scale() >= scale:", "    scheduler.step()"],
+    "zero_grad": ["optimizer.zero_grad()"],
+}
+
+
+def fp16_update(order) -> object:
+    """Exercise 05.1's train_step with the six operations in ``order``, defined as a notebook cell would."""
+    import linecache
+
+    from gastudy.course.exercises import solution_path
+
+    head = solution_path("05.1").read_text(encoding="utf-8").split("    scaler.unscale_(optimizer)")[0]
+    body = ["    scale = scaler.get_scale()"] + [f"    {line}" for name in order for line in END_OF_GROUP[name]]
+    source = head + "\n".join(body) + "\n\n\nanswer = train_step\n"
+    name = f"<ipython-input-05-1-{'-'.join(order)}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    namespace = {"__name__": "__main__"}
+    exec(compile(source, name, "exec"), namespace)  # noqa: S102 - the course's own solution, reordered
+    return namespace["answer"]
+
+
 def test_exercise_05_1_accepts_only_the_order_the_course_runs():
     """After a group's last backward in fp16: unscale_ → clip → scaler.step → scaler.update → the
     scheduler (only when the step was applied, which the scale after update tells) → zero_grad.
-    Chapter 05's plain loop runs exactly that order, and the checker accepts no other: it used to
-    accept the scheduler stepped before scaler.update."""
+    Chapter 05's plain loop runs exactly that order, and the checker — which runs the learner's
+    update through check_loop in fp16, then with an overflow — accepts that order and fails the
+    others: every swap of two neighbours (the scheduler before scaler.update among them), the
+    scheduler first and zero_grad first. The one swap it accepts does the same thing: zeroing the
+    gradients and stepping the scheduler touch different objects, so either may come last."""
     import itertools
 
     from gastudy.course.exercises import check_exercise
@@ -109,8 +138,13 @@ def test_exercise_05_1_accepts_only_the_order_the_course_runs():
     names = {"scaler.unscale_": "unscale_", "scaler.step": "step", "scaler.update": "update",
              "scheduler.step": "scheduler", "optimizer.zero_grad": "zero_grad"}
     assert [names[n] for n in ran if n in names] == [n for n in ORDER if n != "clip"]  # (this loop does not clip)
-    accepted = [list(order) for order in itertools.permutations(ORDER) if check_exercise("05.1", list(order)).ok]
-    assert accepted == [ORDER] == [["unscale_", "clip", "step", "update", "scheduler", "zero_grad"]]
+    assert ORDER == ["unscale_", "clip", "step", "update", "scheduler", "zero_grad"] == list(END_OF_GROUP)
+    torch.set_num_threads(1)
+    assert check_exercise("05.1", fp16_update(ORDER)).ok
+    swaps = [ORDER[:i] + [ORDER[i + 1], ORDER[i]] + ORDER[i + 2:] for i in range(len(ORDER) - 1)]
+    others = [["scheduler", *[n for n in ORDER if n != "scheduler"]], ["zero_grad", *ORDER[:-1]]]
+    accepted = [order for order in itertools.chain(swaps, others) if check_exercise("05.1", fp16_update(order)).ok]
+    assert accepted == [["unscale_", "clip", "step", "update", "zero_grad", "scheduler"]]
 
 
 def test_unscale_per_microbatch_mistake_is_reproduced():

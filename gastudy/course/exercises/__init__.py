@@ -8,6 +8,11 @@ Each chapter module registers checkers with :func:`exercise`. In a notebook::
 (until the learner answers, the cell says "not attempted yet", never a bare ``False``)
 
 and, only if the learner wants it, ``show_solution("03.1")`` prints the solution file.
+
+An exercise the learner answers with code — 01.2, 05.1, 06.2, 08.3, 11.1, 13.3: a ``train_step``
+whose starting version the exercise cell gives — is graded by running it through the library's
+own checker, :func:`gastudy.check_loop` (:mod:`gastudy.course.exercises.graded`); a prediction or a
+count is answered with a value, which the checker compares with a measurement.
 """
 
 from __future__ import annotations

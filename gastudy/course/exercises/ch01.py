@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from gastudy.core.data import MicrobatchStream
 from gastudy.core.groups import make_groups
 from gastudy.course.datasets import BlobDataset
@@ -39,26 +37,16 @@ def count_units(answer: object) -> tuple[bool, str]:
 
 @exercise("01.2")
 def write_update(answer: object) -> tuple[bool, str]:
-    """Answer: a function ``update(model, optimizer, scheduler, group) -> float`` doing ONE correct
-    update (sum of losses ÷ ``group.supervised_items``, one backward per microbatch, step,
-    scheduler, zero_grad). It is judged by two detectors on a real model. Course: MB-1."""
-    from gastudy.check.diagnostics import (
-        diagnose_double_division,
-        diagnose_ineffective_accumulation,
-    )
-    from gastudy.course.clinic import default_setup
+    """Answer: ``train_step(model, optimizer, microbatches, scheduler)`` doing ONE accumulated update
+    by hand: the summed loss of each microbatch ÷ the group's supervised items, one backward per
+    microbatch, then one optimizer step, one scheduler step and zeroed gradients. Run through
+    :func:`gastudy.check_loop` on tiny-gpt (float64) and four variable-length microbatches
+    (:func:`~gastudy.course.exercises.graded.grade_loop`): the gradient at the step against the big
+    batch, then the zeroing, the schedule and the memory. An update function of the clinic's shape,
+    ``update(model, optimizer, scheduler, group)``, is graded the same way. Course: MB-1, GA-1."""
+    from gastudy.course.exercises.graded import grade_loop, loop_world
 
-    if not isinstance(answer, Callable):
-        return False, t("answer with your update function itself (not its result)")
-    try:
-        setup = default_setup()
-        verdicts = [diagnose_ineffective_accumulation(answer, setup), diagnose_double_division(answer, setup)]
-    except Exception as err:  # noqa: BLE001 - a learner's code may raise anything; report it
-        return False, t("your function raised {error}: {message}", error=type(err).__name__, message=err)
-    fired = [str(v) for v in verdicts if v.fired]
-    if fired:
-        return False, " | ".join(fired)
-    return (
-        True,
-        t("the gradient at each step is the whole group's big-batch gradient, once per group."),
-    )
+    model, microbatches = loop_world(micro_batch=2, accumulation_steps=4)
+    return grade_loop(answer, model, microbatches,
+                      t("one update with the gradient of the whole group's big batch, the scheduler stepped once, the "
+                        "gradients zeroed, no memory kept between microbatches"))

@@ -1,4 +1,5 @@
-"""Exercises of chapter 06 — data parallelism (MB-7). The checkers start real processes."""
+"""Exercises of chapter 06 — data parallelism (MB-7). The checkers start real processes: 06.2 runs the
+learner's data-parallel ``train_step`` on 2 of them."""
 
 from __future__ import annotations
 
@@ -24,20 +25,29 @@ def allreduce_calls(answer: object) -> tuple[bool, str]:
 
 
 @exercise("06.2")
-def global_denominator(answer: object) -> tuple[bool, str]:
-    """The global denominator of the default denominator lab (D=2, m=2, A=4) (MB-7)."""
-    from gastudy.course.demos.ddp import compare_denominators
+def no_sync_and_global_denominator(answer: object) -> tuple[bool, str]:
+    """Answer: ``train_step(model, optimizer, microbatches, scheduler)`` for one replica of a
+    data-parallel update — ``model`` comes wrapped in ``DistributedDataParallel`` — with the global
+    denominator (the supervised items all-reduced over the replicas before the first backward, each
+    summed loss × D ÷ them) and ``model.no_sync()`` around the forward and backward of every
+    microbatch but the last. Run through :func:`gastudy.check_loop` on 2 local processes
+    (``replicas=2``; a function defined in a notebook cell is written into a module the processes
+    import, :func:`~gastudy.course.exercises.graded.importable`), then: one all-reduce per update on
+    each replica (:func:`~gastudy.course.exercises.graded.synced_once`) and no memory growth on the
+    replicas (:func:`~gastudy.course.exercises.graded.ddp_memory_growth`). Course: MB-7."""
+    from gastudy.course.exercises.graded import (
+        ddp_memory_growth,
+        grade_loop,
+        loop_world,
+        synced_once,
+    )
 
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return False, t("answer with a whole number of tokens, got {answer}", answer=repr(answer))
-    result = compare_denominators(2, 2, 4)
-    items = result["items_per_replica"]
-    if answer == result["global"]["denominator"]:
-        return True, t("{sum} = {answer}: every replica divides by the whole group's count.",
-                       sum=" + ".join(map(str, items)), answer=answer)
-    if answer in items:
-        return False, t("that is one replica's own count — the naive local mean.")
-    return False, t("{answer} is not it; add up the replicas' counts {items}", answer=answer, items=items)
+    model, microbatches = loop_world(micro_batch=2, accumulation_steps=4, replicas=2)
+    items = [sum(int((mb["labels"][:, 1:] != -100).sum()) for mb in microbatches[r * 4:(r + 1) * 4]) for r in (0, 1)]
+    return grade_loop(answer, model, microbatches,
+                      t("both replicas divided by the global N = {sum} = {total} items, × D = 2, and all-reduced "
+                        "once per update", sum=" + ".join(map(str, items)), total=sum(items)),
+                      checks=[synced_once, ddp_memory_growth(model, microbatches)], replicas=2)
 
 
 from gastudy.course.exercises import ch06_sharded  # noqa: E402,F401 - registers 06.3 (the sharded section)

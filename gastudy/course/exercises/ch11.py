@@ -7,27 +7,22 @@ from gastudy.course.i18n import t
 
 
 @exercise("11.1")
-def your_update_passes_the_clinic(answer: object) -> tuple[bool, str]:
-    """An update function ``f(model, optimizer, scheduler, group) -> float`` that no detector flags.
+def fix_the_loop(answer: object) -> tuple[bool, str]:
+    """Answer: the exercise cell's ``train_step(model, optimizer, microbatches, scheduler)`` with its four
+    slips fixed (a mean of microbatch means, graph-attached losses summed for one backward, the
+    scheduler stepped per microbatch, no ``zero_grad``). Run through :func:`gastudy.check_loop` on
+    tiny-gpt (float64) and four variable-length microbatches: it names one symptom at a time, the
+    clinic's detectors measuring it, until none is left. An update function of the clinic's shape,
+    ``f(model, optimizer, scheduler, group)``, is graded the same way.
 
-    The feedback is in the course language; the detectors' verdicts it quotes are the library's
-    English sentences (:mod:`gastudy.check.diagnostics`), the symptom names are translated."""
-    from gastudy.check.diagnostics import diagnose_all
-    from gastudy.course.clinic import default_setup
-    from gastudy.course.labs.clinic import symptom_name
+    The feedback is in the course language; the verdicts it quotes are the library's English
+    sentences (:mod:`gastudy.check`), the symptom names are translated. Course: MB-11."""
+    from gastudy.course.exercises.graded import grade_loop, loop_world
 
-    if not callable(answer):
-        return False, t("answer with a function f(model, optimizer, scheduler, group) -> float, got {answer}",
-                        answer=repr(answer))
-    try:
-        verdicts = diagnose_all(answer, default_setup())
-    except Exception as e:  # the learner's loop failed: say how, never crash the notebook
-        return False, t("your update function raised {error}: {message}", error=type(e).__name__, message=e)
-    fired = [v for v in verdicts if v.fired]
-    if not fired:
-        return True, t("all five detectors are quiet: {symptoms}.",
-                       symptoms="; ".join(symptom_name(v.symptom) for v in verdicts))
-    return False, "\n".join(f"⚠ {symptom_name(v.symptom)}: {v.message}" for v in fired)
+    model, microbatches = loop_world(micro_batch=2, accumulation_steps=4)
+    return grade_loop(answer, model, microbatches,
+                      t("check_loop finds none of the five symptoms: the big-batch gradient, one scheduler step, "
+                        "the gradients zeroed, no memory kept between microbatches"))
 
 
 @exercise("11.2")
