@@ -28,6 +28,7 @@ import torch
 from torch import nn
 
 from gastudy.check.diagnostics import default_optimizer, default_scheduler
+from gastudy.check.isolated import CheckTimeout, Owned
 from gastudy.check.objective import YourObjective, as_objective
 from gastudy.check.reference import Forward
 from gastudy.check.watched import (
@@ -43,6 +44,7 @@ from gastudy.core.counting import check_task, task_of_batch
 from gastudy.core.groups import build_group
 
 TrainStep = Callable[..., Any]
+DEFAULT_TIME_LIMIT_S = 300.0  # a check in this process; the command line has its own --timeout
 OptimizerFactory = Callable[[nn.Module], torch.optim.Optimizer]
 SchedulerFactory = Callable[[torch.optim.Optimizer], Any]
 
@@ -163,7 +165,10 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
             over all of them (see :func:`gastudy.check.replicas.check_loop_on_replicas`).
             ``train_step`` (and the optimizer/scheduler factories) must be importable by the
             worker processes: define them at the top level of a ``.py`` module.
-        timeout_s: with replicas, the time limit of the whole run (default 120 s).
+        timeout_s: the time limit of the whole check, in seconds (default 300 s in this process,
+            120 s with replicas; ``math.inf``: none). In this process a check past it is
+            interrupted (:class:`TrainStepError`); whatever your step started is stopped when
+            the check ends, and ``report.confinement`` says what it ran, printed and left.
         objective: what your loop minimizes over the group — the big batch is computed with the
             same objective, so that the accumulation is what is checked. ``None`` (default):
             inferred — the token mean (``"tokens"``: the sum of per-item losses ÷ the group's
@@ -250,13 +255,21 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
                                       scheduler=scheduler, update_args=(sched_param, added_ids, labels, ignore_index),
                                       forward=forward, tolerance=tolerance, notes=notes, timeout_s=timeout_s,
                                       objective=goal)
-    run = watched_update(model, make_optimizer, scheduler, update_fn, group, train_step)
-    if run.dropped:
-        notes.append(f"dropout switched off on the copies ({run.dropped} places): random masks would differ between "
-                     "your update and the big batch")
-    return loop_report(run, model, group, train_step, make_optimizer=make_optimizer, scheduler=scheduler,
-                       update_fn=update_fn, forward=forward, tolerance=tolerance, diagnose=diagnose, notes=notes,
-                       objective=goal)
+    owned = Owned(DEFAULT_TIME_LIMIT_S if timeout_s is None else timeout_s)
+    try:
+        with owned:
+            run = watched_update(model, make_optimizer, scheduler, update_fn, group, train_step)
+            if run.dropped:
+                notes.append(f"dropout switched off on the copies ({run.dropped} places): random masks would differ "
+                             "between your update and the big batch")
+            report = loop_report(run, model, group, train_step, make_optimizer=make_optimizer, scheduler=scheduler,
+                                 update_fn=update_fn, forward=forward, tolerance=tolerance, diagnose=diagnose,
+                                 notes=notes, objective=goal)
+    except CheckTimeout as err:
+        raise TrainStepError(f"{err} — while check_loop ran {getattr(train_step, '__name__', 'train_step')} on a copy "
+                             f"({owned.confinement.describe()})") from err
+    report.confinement = owned.confinement
+    return report
 
 
 __all__ = ["LoopReport", "TrainStepError", "as_optimizer_factory", "check_loop", "switch_off_dropout",

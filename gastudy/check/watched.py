@@ -32,6 +32,7 @@ from gastudy.check.diagnostics import (
     diagnose_partition_dependence,
     diagnose_schedule_drift,
 )
+from gastudy.check.isolated import Confinement
 from gastudy.check.judge import Judgement, judge_update
 from gastudy.check.objective import Objective
 from gastudy.check.reference import Forward, flat_gradient
@@ -103,6 +104,8 @@ class LoopReport:
             ``"samples"`` (the per-sample mean), ``"sum"`` or ``"yours"`` (your function).
         objective_note: one line when the objective is not the token mean (how it was known,
             and what it means), else ``None``.
+        confinement: what your step ran, printed and started, and what the check stopped
+            (:class:`~gastudy.check.isolated.Confinement`), or ``None``.
     """
 
     passed: bool
@@ -128,6 +131,7 @@ class LoopReport:
     replicas: int = 1
     objective: str = "tokens"
     objective_note: str | None = None
+    confinement: Confinement | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field (verdicts as dicts; non-finite numbers as strings)."""
@@ -141,6 +145,7 @@ class LoopReport:
             "verdicts": [{"symptom": v.symptom, "fired": v.fired, "message": v.message} for v in self.verdicts],
             "notes": self.notes, "warnings": self.warnings, "evidence": self.evidence, "subject": self.subject,
             "objective": self.objective, "objective_note": self.objective_note,
+            "confinement": self.confinement.to_dict() if self.confinement is not None else None,
         })
 
     def _numbers(self) -> str:
@@ -167,6 +172,8 @@ class LoopReport:
         lines += [f"  {v}" for v in self.verdicts if v.fired and v.message not in self.message]
         lines += [f"  ⚠ {w}" for w in self.warnings]
         lines += [f"  note: {n}" for n in self.notes]
+        if self.confinement is not None:
+            lines.append(f"  run: {self.confinement.describe()}")
         return lines
 
     def __str__(self) -> str:

@@ -13,10 +13,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import multiprocessing
+import math
 import os
 import sys
-import time
 from typing import Any
 
 from gastudy.cli.options import MAX_REPLICAS, MAX_SEED, emit, fail, model_names, real, whole
@@ -38,6 +37,10 @@ With --replicas D the function runs on D local processes, each with the model wr
 DistributedDataParallel and its own A microbatches (use no_sync / all-reduce the token count
 there). The file is imported (its `if __name__ == "__main__":` block does not run), in a child
 process stopped after --timeout seconds or --memory-limit GB.
+
+Your code runs in a process of its own session: when the check ends, every process it started
+(detached ones too) and every thread are stopped; what it prints goes to standard error, cut
+after 1 MB; the report says how long it ran, what it printed and what was stopped.
 
 exit status: 0 passed, 1 failed (the symptom is named; also when your code exits, is killed,
 hangs or runs out of memory), 2 bad input."""
@@ -103,50 +106,54 @@ def run_check(settings: dict[str, Any]) -> dict[str, Any]:
         batches = [mb for r in range(D) for mb in controlled_microbatches(
             settings["model"], m, A, settings["collate"], settings["seed"], replicas=D, rank=r)]
         report = check_loop(train_step, workload(settings["model"]).build(seed=settings["seed"]), batches,
-                            replicas=D, timeout_s=settings["timeout"])
+                            replicas=D, timeout_s=settings["timeout"] if D > 1 else math.inf)
     except BadInput as err:
         return {"error": str(err), "exit": 2}
     except TrainStepError as err:
         return {"error": str(err), "exit": 2}
     except (TypeError, ValueError) as err:
         return {"error": f"cannot check {settings['target']}: {err}", "exit": 2}
-    return {"report": report.to_dict(), "text": str(report), "passed": report.passed}
+    inside, report.confinement = report.confinement, None  # the parent states it for the whole process
+    return {"report": report.to_dict(), "text": str(report), "passed": report.passed,
+            "inside": inside.to_dict() if inside is not None else None}
 
 
-def _child(settings: dict[str, Any], connection: Any) -> None:
-    """The child process: :func:`run_check`, its answer sent back; whatever the user's code
-    raises — SystemExit and KeyboardInterrupt included — becomes a failure, not a pass."""
+def _checked(settings: dict[str, Any]) -> dict[str, Any]:
+    """In the child: :func:`run_check`; whatever the user's code raises — SystemExit and
+    KeyboardInterrupt included — becomes a failure, not a pass."""
     import torch
 
     torch.set_num_threads(max(1, (os.cpu_count() or 2) // 2))
     try:
-        answer = run_check(settings)
+        return run_check(settings)
     except SystemExit as err:
-        answer = {"error": f"{settings['target']} called sys.exit({err.code!r}) during the check: a train step must "
-                           "return after its update, not end the program", "exit": 1}
+        return {"error": f"{settings['target']} called sys.exit({err.code!r}) during the check: a train step must "
+                         "return after its update, not end the program", "exit": 1}
     except KeyboardInterrupt:
-        answer = {"error": f"{settings['target']} raised KeyboardInterrupt during the check", "exit": 1}
+        return {"error": f"{settings['target']} raised KeyboardInterrupt during the check", "exit": 1}
     except BaseException as err:  # anything else the user's code raised that the check did not wrap
-        answer = {"error": f"{settings['target']} raised {type(err).__name__}: {err}", "exit": 1}
-    connection.send(answer)
-    connection.close()
+        return {"error": f"{settings['target']} raised {type(err).__name__}: {err}", "exit": 1}
 
 
 def _rss_bytes(pid: int) -> int:
-    """Resident memory of process ``pid`` and its children (Linux ``/proc``; 0 elsewhere)."""
+    """Memory of process ``pid`` and every process below it: the sum of their proportional set
+    sizes (``Pss`` of ``/proc/…/smaps_rollup``: pages shared by a fork counted once, split among
+    the processes sharing them), their resident sizes where that is not available; 0 off Linux."""
     from pathlib import Path
 
-    try:
-        pids = [pid, *(int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
-    except OSError:
-        return 0
+    from gastudy.check.isolated import descendants
+
     total = 0
-    for p in pids:
-        try:
-            status = Path(f"/proc/{p}/status").read_text()
-        except OSError:
-            continue
-        total += sum(int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS:"))
+    for p in {pid, *descendants(pid)}:
+        for name, key in (("smaps_rollup", "Pss:"), ("status", "VmRSS:")):
+            try:
+                text = Path(f"/proc/{p}/{name}").read_text()
+            except OSError:
+                continue
+            found = [int(line.split()[1]) * 1024 for line in text.splitlines() if line.startswith(key)]
+            if found:
+                total += found[0]
+                break
     return total
 
 
@@ -159,51 +166,45 @@ def _one_thread() -> bool:
 
 
 def isolated_check(settings: dict[str, Any]) -> dict[str, Any]:
-    """:func:`run_check` in a child process stopped after ``settings["timeout"]`` seconds or above
-    ``settings["memory_gb"]`` GB of resident memory. An answer, or ``{"error", "exit": 1}`` for
-    a child that exited, was killed, hung or ran out of memory without one.
+    """:func:`run_check` in a child process of its own session
+    (:func:`gastudy.check.isolated.run_isolated`), stopped after ``settings["timeout"]`` seconds
+    or above ``settings["memory_gb"]`` GB of resident memory; its output goes to standard error,
+    cut after 1 MB; every process it started is stopped before this returns. An answer (with
+    ``"isolation"``: what the step started and what was done about it), or ``{"error", "exit":
+    1}`` for a child that exited, was killed, hung or ran out of memory without one.
 
     The child is forked where this process runs a single OS thread (the command line under
     ``OMP_NUM_THREADS=1``, as ``torchrun`` sets it: torch is imported and nothing has run, so the
     child need not import it again; about 2 s less). It is spawned where other threads run (a
     BLAS or OpenMP pool, a notebook's kernel, a test runner): a fork could copy a held lock."""
-    context = multiprocessing.get_context("fork" if _one_thread() else "spawn")
-    receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(settings, send))  # not a daemon: --replicas starts workers
-    child.start()
-    send.close()
-    deadline, limit = time.monotonic() + settings["timeout"], settings["memory_gb"] * 2**30
-    try:
-        while True:
-            if receive.poll(0.2):
-                try:
-                    answer = receive.recv()
-                except EOFError:
-                    answer = None
-                child.join(5)
-                if answer is not None:
-                    return answer
-                break
-            if not child.is_alive():
-                break
-            if time.monotonic() > deadline:
-                return {"error": f"the check of {settings['target']} did not finish within {settings['timeout']:g} s "
-                                 "(an endless loop or a wait in train_step? raise --timeout for a slow model)",
-                        "exit": 1}
-            if limit and _rss_bytes(child.pid) > limit:
-                return {"error": f"the check of {settings['target']} used more than {settings['memory_gb']:g} GB of "
-                                 "memory and was stopped (raise --memory-limit, or look for what train_step keeps)",
-                        "exit": 1}
-    except KeyboardInterrupt:
-        return {"error": "interrupted (SIGINT): the check was stopped", "exit": 130}
-    finally:
-        if child.is_alive():
-            child.kill()
-        child.join(5)
-    code = child.exitcode
+    from gastudy.check.isolated import run_isolated
+
+    outcome = run_isolated(_checked, (settings,), time_limit_s=settings["timeout"],
+                           memory_bytes=settings["memory_gb"] * 2**30, rss=_rss_bytes,
+                           start_method="fork" if _one_thread() else "spawn")
+    confinement, answer = outcome.confinement, outcome.answer
+    inside = answer.pop("inside", None) if isinstance(answer, dict) else None
+    if inside:  # what check_loop stopped inside the child, before the child ended
+        confinement.processes_stopped += inside["processes_stopped"]
+        confinement.threads_left = confinement.threads_left or list(inside["threads_left"])
+    isolation = {"isolation": {**confinement.to_dict(), "text": confinement.describe()}}
+    if answer is not None:
+        return {**answer, **isolation}
+    if outcome.failure == "interrupted":
+        return {"error": "interrupted (SIGINT): the check was stopped", "exit": 130, **isolation}
+    if outcome.failure == "timeout":
+        return {"error": f"the check of {settings['target']} did not finish within {settings['timeout']:g} s "
+                         "(an endless loop or a wait in train_step? raise --timeout for a slow model)", "exit": 1,
+                **isolation}
+    if outcome.failure == "memory":
+        return {"error": f"the check of {settings['target']} used more than {settings['memory_gb']:g} GB of "
+                         "memory and was stopped (raise --memory-limit, or look for what train_step keeps)",
+                "exit": 1, **isolation}
+    code = outcome.exitcode
     how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
     return {"error": f"the check's process {how} before a verdict: {settings['target']} ended the process "
-                     "(os._exit, a crash or a signal); a train step must return after its update", "exit": 1}
+                     "(os._exit, a crash or a signal); a train step must return after its update", "exit": 1,
+            **isolation}
 
 
 def cmd_check_loop(args: argparse.Namespace) -> int:
@@ -217,9 +218,16 @@ def cmd_check_loop(args: argparse.Namespace) -> int:
                 "accumulation_steps": args.accumulation_steps, "collate": args.collate, "seed": args.seed,
                 "replicas": args.replicas, "timeout": args.timeout, "memory_gb": args.memory_limit}
     answer = isolated_check(settings)
+    isolation = answer.get("isolation", {})
     if "error" in answer:
-        return fail(args, answer["error"], answer["exit"])
-    emit(args, answer["report"], answer["text"])
+        if answer["exit"] == 2:  # bad input: one line, as every command's (whatever was started is stopped all the same)
+            return fail(args, answer["error"], 2)
+        if args.json:
+            emit(args, {"error": answer["error"], "exit": answer["exit"], "isolation": isolation}, "")
+            return answer["exit"]
+        return fail(args, answer["error"] + (f" ({isolation['text']})" if isolation else ""), answer["exit"])
+    emit(args, {**answer["report"], "isolation": isolation},
+         answer["text"] + (f"\n  isolation: {isolation['text']}" if isolation else ""))
     return 0 if answer["passed"] else 1
 
 
