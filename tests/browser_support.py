@@ -1,7 +1,8 @@
 """Drive the course in a real browser: a private JupyterLab on loopback, headless Chromium via
 Playwright, Run All, then every lab control moved once (used by tests/test_browser.py, its odd half
 tests/test_browser_odd_chapters.py, and
-benchmarks/bench_lab_redraw.py).
+benchmarks/bench_lab_redraw.py); and the reading order of right-to-left pages, measured
+(tests/test_browser_rtl_output.py, tests/test_site_browser.py).
 
 Nothing here is imported by gastudy. Chromium comes from Debian's ``chromium`` package
 (Playwright's own browser download is not used); ``GASTUDY_CHROMIUM`` overrides the path.
@@ -48,6 +49,143 @@ ERRORS = """(root) => {
   for (const e of root.querySelectorAll('.jp-OutputArea-output'))
     if (e.textContent.includes('Error displaying widget')) found.push(e.textContent.slice(0, 300));
   return found;
+}"""
+
+
+# --------------------------------------------------------------------------- reading order, measured
+# Used by tests/test_browser_rtl_output.py (the Arabic chapters in JupyterLab) and
+# tests/test_site_browser.py (the Arabic static pages). A *left-to-right run* is what the course
+# isolates in right-to-left text (gastudy.course.i18n.bidi): Latin letters, digits and the signs,
+# brackets and operators between them; an isolate already there is a run of its own; the sentence's
+# punctuation at a run's edges, an operator a blank parts from it and brackets it does not close are
+# the sentence's. Each run's characters are measured (Range.getClientRects): on one line, each must
+# stand to the right of the one written before it.
+LEFT_TO_RIGHT_RUNS = r"""(roots) => roots.flatMap(root => {
+  const RUN = /[\x21-\x7E \u2212\u00D7\u00B7\u2248\u2264\u2265\u2026\u03A3\u2207\u221A\u2192\u2190\u22EF\u2016\u00F7\u00B1\u2070-\u209F\u00B2\u00B3\u00B9\u2066-\u2069]/;
+  const OPENERS = "\u2066\u2067\u2068", CLOSER = "\u2069";
+  const EDGE = " .,:;!?\u00B7\u2014\u2013";
+  const OPERATOR = "+-\u2212\u00D7\u00B7/=<>\u2248\u2264\u2265\u2026\u03A3\u2207\u221A^*|\u2016#&~@$\\\u00F7\u00B1\u2192\u2190\u22EF";
+  const PAIRS = {"(": ")", "[": "]", "{": "}", "'": "'", '"': '"'};
+  const count = (s, cs) => [...s].filter(c => cs.includes(c)).length;
+  function lone(s) {             // brackets a run does not close or open: the sentence's
+    const stack = [], out = new Set();
+    for (let k = 0; k < s.length; k++) {
+      if ("([{".includes(s[k])) stack.push(k);
+      else if (")]}".includes(s[k])) {
+        if (stack.length && PAIRS[s[stack[stack.length - 1]]] === s[k]) stack.pop(); else out.add(k);
+      }
+    }
+    stack.forEach(k => out.add(k));
+    if (count(s, "|") % 2) [...s].forEach((c, k) => { if (c === "|") out.add(k); });
+    return [...out].sort((x, y) => x - y);
+  }
+  function trim(s) {             // the sentence's punctuation, an operator a blank parts from the run, enclosing brackets
+    let a = 0, b = s.length;
+    while (a < b) {
+      const core = s.slice(a, b), first = core[0], last = core[core.length - 1];
+      if (EDGE.includes(first) || (OPERATOR.includes(first) && core[1] === " ")) { a++; continue; }
+      if (EDGE.includes(last) || (OPERATOR.includes(last) && core[core.length - 2] === " ")) { b--; continue; }
+      if (core.length > 1 && PAIRS[first] === last) { a++; b--; continue; }
+      return [a, b];
+    }
+    return [a, b];
+  }
+  function pieces(s0, s1, text) {
+    const cuts = lone(text.slice(s0, s1)).map(k => s0 + k), out = [];
+    let at = s0;
+    for (const c of cuts) { out.push([at, c]); at = c + 1; }
+    out.push([at, s1]);
+    return out;
+  }
+  const runs = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || el.closest("style, script, .cm-editor")) continue;
+    const text = node.data;
+    const segments = [];         // maximal left-to-right runs; an isolate at the top level is one of its own
+    let start = -1, depth = 0;
+    for (let k = 0; k <= text.length; k++) {
+      const c = k < text.length ? text[k] : "\n";
+      const opens = OPENERS.includes(c), closes = c === CLOSER;
+      const boundary = !RUN.test(c) || (opens && depth === 0) || (closes && depth === 1);
+      if (boundary && start >= 0) { segments.push([start, k]); start = -1; }
+      if (opens) depth++;
+      if (closes && depth > 0) depth--;
+      if (RUN.test(c) && !(OPENERS + CLOSER).includes(c) && start < 0) start = k;
+      if (opens && depth === 1) start = k + 1;
+    }
+    for (const [s0, s1] of segments.flatMap(([x, y]) => pieces(x, y, text))) {
+      const raw = text.slice(s0, s1);
+      const [a, b] = trim(raw);
+      if (!/[A-Za-z0-9]/.test(raw.slice(a, b))) continue;
+      const boxes = [];
+      for (let k = s0 + a; k < s0 + b; k++) {
+        const ch = text[k];
+        if (/\s/.test(ch) || (OPENERS + CLOSER).includes(ch)) continue;
+        const range = document.createRange();
+        range.setStart(node, k); range.setEnd(node, k + 1);
+        const r = range.getClientRects()[0];
+        if (r && r.width > 0) boxes.push({ch, left: r.left, top: r.top, height: r.height});
+      }
+      if (boxes.length < 2) continue;
+      let ordered = true;
+      for (let k = 1; k < boxes.length && ordered; k++) {
+        const p = boxes[k - 1], q = boxes[k];
+        if (Math.abs(p.top - q.top) < p.height / 2 && q.left + 0.5 < p.left) ordered = false;
+      }
+      const shown = [...boxes].sort((x, y) => Math.abs(x.top - y.top) > 3 ? x.top - y.top : x.left - y.left)
+        .map(x => x.ch).join("");
+      runs.push({text: raw.slice(a, b).replace(/[\u2066-\u2069]/g, ""), shown, ordered,
+                 context: text.slice(Math.max(0, s0 - 40), s1 + 20).replace(/[\u2066-\u2069]/g, "")});
+    }
+  }
+  return runs;
+})"""
+
+# Every block of text whose paragraph starts with an Arabic letter must start on the right: its first
+# line ends at the block's right edge (a printed line is a paragraph of its own; controls' labels,
+# laid out left to right with their controls, are left out). Returns the blocks checked and the others.
+RIGHT_ALIGNED = r"""(root) => {
+  const ARABIC = /[\u0621-\u064A\u066E-\u06D3\u06FA-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFC]/;
+  const STRONG = /[A-Za-z\u00C0-\u024F\u0621-\u064A\u066E-\u06D3\u06FA-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFC]/;
+  const startsArabic = s => { const m = s.match(STRONG); return !!m && ARABIC.test(m[0]); };
+  const blockOf = el => { for (let e = el; e && e !== root.parentElement; e = e.parentElement)
+      if (["block", "list-item", "table-cell", "flex", "grid"].includes(getComputedStyle(e).display)) return e;
+    return null; };
+  const seen = new Set(), problems = [];
+  let checked = 0;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || !ARABIC.test(node.data) || el.closest("style, script, .cm-editor, .gastudy-controls, .widget-label")) continue;
+    const block = blockOf(el);
+    if (!block) continue;
+    const style = getComputedStyle(block);
+    const keepsBreaks = /pre/.test(style.whiteSpace);   // printed text: every line is a paragraph of its own
+    let at = 0;
+    for (const piece of keepsBreaks ? node.data.split("\n") : [node.data]) {
+      const from = at; at += piece.length + 1;
+      if (!piece.trim() || !startsArabic(keepsBreaks ? piece : block.textContent)) continue;
+      if (!keepsBreaks) { if (seen.has(block)) continue; seen.add(block); }
+      const range = document.createRange();
+      if (keepsBreaks) { range.setStart(node, from); range.setEnd(node, from + piece.length); }
+      else range.selectNodeContents(block);
+      const rects = [...range.getClientRects()].filter(r => r.width > 0);
+      if (!rects.length) continue;
+      const top = Math.min(...rects.map(r => r.top));
+      const line = rects.filter(r => r.top < top + rects[0].height / 2);
+      const box = block.getBoundingClientRect();
+      const right = box.right - parseFloat(style.paddingRight) - parseFloat(style.borderRightWidth);
+      const left = box.left + parseFloat(style.paddingLeft) + parseFloat(style.borderLeftWidth);
+      const gapRight = right - Math.max(...line.map(r => r.right)), gapLeft = Math.min(...line.map(r => r.left)) - left;
+      checked++;
+      if (gapRight > 2 && gapRight > gapLeft + 1)
+        problems.push({text: piece.trim().slice(0, 60), tag: block.tagName, textAlign: style.textAlign,
+                       direction: style.direction, gapLeft: Math.round(gapLeft), gapRight: Math.round(gapRight)});
+    }
+  }
+  return {checked, problems};
 }"""
 
 

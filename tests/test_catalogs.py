@@ -15,6 +15,7 @@ from babel.messages.pofile import read_po
 
 from gastudy.course import editions, i18n
 from gastudy.course.i18n import catalogs, terms
+from gastudy.course.i18n.bidi import strip_controls
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
@@ -174,16 +175,16 @@ def test_arabic_counts_take_their_six_plural_forms(n, form, tmp_path, monkeypatc
                                                                  "{n} صفًّا", "{n} صف")})
     assert i18n.tn("{n} row", "{n} rows", n) == ("1 row" if n == 1 else f"{n} rows")
     i18n.set_language("ar")
-    assert i18n.tn("{n} row", "{n} rows", n) == form
+    assert strip_controls(i18n.tn("{n} row", "{n} rows", n)) == form  # the number itself is isolated
 
 
 def test_a_table_counts_its_hidden_rows_in_each_language():
     from gastudy.course.widgets import _gap_row
 
     i18n.set_language("ar")
-    assert [i18n.tn("{n} row", "{n} rows", n) for n in (0, 1, 2, 3, 11, 100)] == \
+    assert [strip_controls(i18n.tn("{n} row", "{n} rows", n)) for n in (0, 1, 2, 3, 11, 100)] == \
            ["لا صفوف", "صف واحد", "صفّان", "3 صفوف", "11 صفًّا", "100 صف"]
-    assert "⋯ 11 صفًّا</td>" in _gap_row(11, 3)
+    assert "⋯ \u206611\u2069 صفًّا</td>" in _gap_row(11, 3)  # the number isolated left to right
     i18n.set_language("es")
     assert [i18n.tn("{n} row", "{n} rows", n) for n in (1, 2)] == ["1 fila", "2 filas"]
     i18n.set_language("tr")
@@ -365,7 +366,7 @@ def test_numbers_in_fields_are_written_as_the_language_writes_them(tmp_path, mon
             ("ar", "{x:.2f} من {n:,} ({p:.0%})، {s}، {x!r}", "3.50 من 1,536 (25%)، 1.5، 3.5")]:
         use_course_catalog(monkeypatch, tmp_path / code, code, {"id": english, "string": string})
         i18n.set_language(code)
-        assert i18n.t(english, x=3.5, n=1536, p=0.25, s="1.5") == expected
+        assert strip_controls(i18n.t(english, x=3.5, n=1536, p=0.25, s="1.5")) == expected  # Arabic: isolated
         assert i18n.t("{x:.1f} untranslated", x=3.5) == "3.5 untranslated"
         assert i18n.tn("{n} row of {x}", "{n} rows of {x}", 2, x=0.5) == "2 rows of 0.5"  # no entry: English
     i18n.set_language("en")

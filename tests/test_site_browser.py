@@ -24,7 +24,14 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
-from browser_support import CHROMIUM_ARGS, ROOT, chromium_path, suite_marks
+from browser_support import (
+    CHROMIUM_ARGS,
+    LEFT_TO_RIGHT_RUNS,
+    RIGHT_ALIGNED,
+    ROOT,
+    chromium_path,
+    suite_marks,
+)
 
 from gastudy.course.site import build_site
 
@@ -230,6 +237,26 @@ def test_arabic_pages_keep_code_and_formulas_left_to_right(site, browser, page):
     for run in seen["runs"]:
         lefts = [b["left"] for b in run["boxes"]]
         assert lefts == sorted(lefts), f"{page}: {run['text']!r} is laid out out of order: {run['boxes']}"
+
+
+@pytest.mark.parametrize("page", ["ar/index", *(f"ar/{c}" for c in CHAPTERS)])
+def test_arabic_pages_keep_every_left_to_right_run_in_order_and_start_on_the_right(site, browser, page):
+    """The Arabic index (its run times, its notebooks' names, the date it was built) and chapter
+    pages (the executed lab output, tables, the questionnaire and the markdown): every left-to-right
+    run is laid out in the order it is written, and every Arabic block starts on the right (the
+    theme's ``text-align: left`` on paragraphs and the index's cells is undone)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    tab = context.new_page()
+    try:
+        tab.goto((site / f"{page}.html").as_uri(), wait_until="load")
+        tab.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        runs = tab.locator("body").evaluate_all(LEFT_TO_RIGHT_RUNS)
+        aligned = tab.locator("body").evaluate(RIGHT_ALIGNED)
+    finally:
+        context.close()
+    bad = [f"{r['text']!r} shown as {r['shown']!r} in …{r['context']}…" for r in runs if not r["ordered"]]
+    assert len(runs) > 10 and bad == [], f"{page}: {len(bad)} of {len(runs)} runs out of order:\n" + "\n".join(bad[:20])
+    assert aligned["checked"] > 3 and aligned["problems"] == [], f"{page}: {aligned['problems'][:10]}"
 
 
 @pytest.mark.parametrize("page", [*CHAPTERS, *(f"{lang}/{c}" for lang in ("tr", "es", "ar") for c in CHAPTERS)])

@@ -45,7 +45,8 @@ def library_says(*results: object) -> None:
     from IPython.display import HTML, display
 
     lead = t("The library's own words, in English:")
-    display(HTML(f'<div class="gastudy-library-says"><p>{html.escape(lead)}</p>'
+    side = ' dir="rtl"' if i18n.is_rtl() else ""  # the lead reads (and starts) right to left in Arabic
+    display(HTML(f'<div class="gastudy-library-says"{side}><p>{html.escape(lead)}</p>'
                  f'<pre lang="en" dir="ltr">{html.escape(text)}</pre></div>'))
 
 
@@ -55,7 +56,8 @@ def check_close(actual: float, expected: float, claim: str, /, rtol: float = 1e-
     ``claim`` is translated and filled from ``fields`` as there, then followed by both values."""
     tol = atol + rtol * abs(expected)
     claim = _translated(claim, fields)
-    check(abs(actual - expected) <= tol, f"{claim} ({actual:.6g} ≈ {expected:.6g})",
+    # the two values read left to right in a right-to-left language: "(3.5 ≈ 3.5)", never swapped
+    check(abs(actual - expected) <= tol, f"{claim} ({i18n.ltr(f'{actual:.6g} ≈ {expected:.6g}')})",
           t("measured {actual}, expected {expected} within {tol:.3g}", actual=repr(actual), expected=repr(expected),
             tol=tol))
 

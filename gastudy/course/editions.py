@@ -238,9 +238,10 @@ LTR = '<bdi dir="ltr">'
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})")
 _LINE_START = re.compile(r"^(?:\s*(?:[-*+]|\d+[.)])\s+|\s*#{1,6}\s+|\s*>\s*)*")
 _INLINE = re.compile(r"(?P<code>(?P<ticks>`+).+?(?P=ticks))|!\[[^\]]*\]\([^)]*\)|<[^<>\n]+>|\]\([^)\s]*\)|https?://\S+")
-_RUN_CHARS = r"A-Za-z0-9_.,:(){}+\-−×·/=<>≈≤≥…Σ∇√%^*'"
+_RUN_CHARS = r"A-Za-z0-9_.,:(){}+\-−×·/=<>≈≤≥…Σ∇√%^*'‖÷±₀-₉⁰-⁹²³¹"
 _RUN = re.compile(rf"[{_RUN_CHARS}](?:[{_RUN_CHARS} ]*[{_RUN_CHARS}])?")
-_OPERATOR = re.compile(r"[+\-−×·/=<>≈≤≥…Σ∇√]")
+_OPERATOR = re.compile(r"[+\-−×·/=<>≈≤≥…Σ∇√‖÷±]")
+_NUMBER_FIRST = re.compile(r"[^A-Za-z0-9]*[0-9][^A-Za-z%]*[A-Za-z%]")  # 5.x, 5 %, 96 MiB: a number, then more
 
 
 def isolate_left_to_right(markdown: str) -> str:
@@ -248,7 +249,11 @@ def isolate_left_to_right(markdown: str) -> str:
     Unicode bidirectional algorithm cannot reorder it: a fenced block (code, a derivation, a
     diagram) goes in ``<div dir="ltr">``; an inline code span, and a run of Latin letters, digits
     and operators that holds an operator (``(512·2 + 1536·4) / 2048 = 3.5``, ``-100``,
-    ``m × A``), in ``<bdi dir="ltr">``. List markers, headings, links' targets, images and HTML
+    ``m × A``) or starts with a number followed by a letter or a percent sign (``(5.x)``, ``5 %``,
+    ``96 MiB``), in ``<bdi dir="ltr">``; an operator that a blank parts from the run at its edge
+    (``÷ A`` after an Arabic word) and a bracket the run does not close or open stay the
+    sentence's, as in :func:`gastudy.course.i18n.bidi.isolate_runs` (the rule for the labs'
+    sentences). List markers, headings, links' targets, images and HTML
     tags are left as they are; so is a run whose emphasis markers (``*``) would be cut."""
     out, fence = [], None
     for line in markdown.split("\n"):
@@ -277,23 +282,47 @@ def _isolate_line(line: str) -> str:
     return "".join(parts)
 
 
+def _lone_brackets(run: str) -> list[int]:
+    """Positions of the round brackets of ``run`` that close nothing or are never closed."""
+    stack: list[int] = []
+    lone: list[int] = []
+    for i, ch in enumerate(run):
+        if ch == "(":
+            stack.append(i)
+        elif ch == ")":
+            if stack:
+                stack.pop()
+            else:
+                lone.append(i)
+    return sorted(lone + stack)
+
+
 def _isolate_runs(text: str) -> str:
     def wrap(match: re.Match) -> str:
         run = match.group()
+        lone = _lone_brackets(run)
+        if lone:  # 32 × 1) ÷ (…: those brackets are the sentence's, the run is cut there
+            pieces, at = [], 0
+            for cut in lone:
+                pieces += [_RUN.sub(wrap, run[at:cut]), run[cut]]
+                at = cut + 1
+            return "".join(pieces) + _RUN.sub(wrap, run[at:])
         start, end = 0, len(run)
         while True:  # give back to the sentence what is the sentence's
             core = run[start:end]
             unbalanced = core.count("(") != core.count(")")
-            if core[:1] in (".", ",", ":", " ") or (unbalanced and core[:1] in ("(", ")")):
+            if core[:1] in (".", ",", ":", " ") or (unbalanced and core[:1] in ("(", ")")) or (
+                    _OPERATOR.fullmatch(core[:1]) and core[1:2] == " "):
                 start += 1
-            elif core[-1:] in (".", ",", ":", " ") or (unbalanced and core[-1:] in ("(", ")")):
+            elif core[-1:] in (".", ",", ":", " ") or (unbalanced and core[-1:] in ("(", ")")) or (
+                    _OPERATOR.fullmatch(core[-1:]) and core[-2:-1] == " "):
                 end -= 1
             elif len(re.findall(r"\*+", core)) % 2 and (edge := re.match(r"\*+", core) or re.search(r"\*+$", core)):
                 # half of an emphasis: the stars at the edge go back to the sentence
                 start, end = (start + edge.end(), end) if edge.start() == 0 else (start, start + edge.start())
             else:
                 break
-        if not (core and re.search(r"[A-Za-z0-9]", core) and _OPERATOR.search(core)):
+        if not (core and re.search(r"[A-Za-z0-9]", core) and (_OPERATOR.search(core) or _NUMBER_FIRST.match(core))):
             return run
         return f"{run[:start]}{LTR}{core}</bdi>{run[end:]}"
 

@@ -21,7 +21,7 @@ import html
 from typing import Any
 
 from gastudy.course.i18n import direction, t
-from gastudy.course.questionnaire import Grade, Question
+from gastudy.course.questionnaire import Grade, Question, right_to_left_choices
 
 
 class Prediction:
@@ -41,7 +41,8 @@ class Prediction:
         label = w.HTML(f'<div dir="{direction()}"><b>{html.escape(t("Predict first:"))}</b> '
                        f"{html.escape(prompt)}</div>")
         if self.choices:
-            self.field: Any = w.RadioButtons(options=list(self.choices), value=None, layout=w.Layout(width="auto"))
+            self.field: Any = right_to_left_choices(
+                w.RadioButtons(options=list(self.choices), value=None, layout=w.Layout(width="auto")))
         else:
             self.field = w.Text(placeholder=t("your prediction: a number"), layout=w.Layout(width="14em"))
         parts = [self.field] if not unit else [self.field, w.HTML(html.escape(unit))]

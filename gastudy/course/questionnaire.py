@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gastudy.course.i18n import direction, t, tn
+from gastudy.course.i18n.bidi import CONTROLS
 
 
 @dataclass(frozen=True)
@@ -102,17 +103,28 @@ class Grade:
 _MARK_COLOURS = {"✓": "#2e7d32", "✗": "#a84300", "↔": "#1f5f99", "·": "#616161"}
 
 
+# What an Arabic keyboard or a copy from the page puts in a number: Arabic-Indic and Persian digits,
+# the Arabic decimal and thousands separators and percent sign, the minus sign, and the page's
+# bidirectional controls (the isolates around every number of the Arabic edition).
+_ARABIC_INPUT = {**{ord(d): str(i) for i, d in enumerate("٠١٢٣٤٥٦٧٨٩")},
+                 **{ord(d): str(i) for i, d in enumerate("۰۱۲۳۴۵۶۷۸۹")},
+                 ord("٫"): ".", ord("٬"): ",", ord("٪"): "%", ord("−"): "-",
+                 **{ord(c): None for c in CONTROLS}}
+
+
 def read_number(response: object) -> float | None:
     """``response`` as a number, or ``None``. Text may use a decimal comma (``3,5``) and a
     thousands separator (``1,536`` or ``1.536``, a point or comma followed by exactly three
-    digits); a trailing ``%`` divides by 100."""
+    digits); a trailing ``%`` divides by 100. Arabic-Indic digits, the Arabic separators (``٣٫٥``,
+    ``١٬٥٣٦``, ``٪``), the minus sign ``−`` and bidirectional controls (a number copied from the
+    Arabic page carries isolates) are read too."""
     if isinstance(response, bool):
         return None
     if isinstance(response, int | float):
         return float(response)
     if not isinstance(response, str):
         return None
-    text = response.strip().replace("\u00a0", "").replace(" ", "").replace("×", "")
+    text = response.translate(_ARABIC_INPUT).strip().replace("\u00a0", "").replace(" ", "").replace("×", "")
     percent = text.endswith("%") or text.startswith("%")
     text = text.strip("%")
     if re.fullmatch(r"[-+]?\d{1,3}([.,]\d{3})+", text) and not re.fullmatch(r"[-+]?0[.,]\d{3}", text):
@@ -124,6 +136,15 @@ def read_number(response: object) -> float | None:
     except ValueError:
         return None
     return value / 100 if percent else value if math.isfinite(value) else None
+
+
+def right_to_left_choices(field: Any) -> Any:
+    """In a right-to-left language, mark a choice widget (``RadioButtons``) ``gastudy-rtl``: the
+    style :func:`gastudy.course.i18n.set_language` shows lays it out right to left, each choice
+    starting on the right with its button. Returns ``field``; elsewhere it is left as it is."""
+    if direction() == "rtl":
+        field.add_class("gastudy-rtl")
+    return field
 
 
 def questions(chapter: str) -> list[Question]:
@@ -161,6 +182,7 @@ class Questionnaire:
             prompt = w.HTML(f'<div dir="{direction()}"><b>{i}.</b> {html.escape(q.prompt)}</div>')
             if q.kind == "choice":
                 field = w.RadioButtons(options=list(q.choices), value=None, layout=w.Layout(width="auto"))
+                right_to_left_choices(field)
             elif q.kind == "number":
                 field = w.Text(placeholder=t("a number"), layout=w.Layout(width="12em"))
             else:
@@ -208,7 +230,8 @@ class Questionnaire:
         for q, grade, verdict in zip(self.questions, grades, self.verdicts):
             verdict.value = (grade.box(html.escape(grade.feedback))
                              + ("" if grade.answered else self.hidden_answer(q)))
-        self.summary.value = html.escape(self.summary_text(grades))
+        summary = html.escape(self.summary_text(grades))
+        self.summary.value = f'<div dir="rtl">{summary}</div>' if direction() == "rtl" else summary
         return grades
 
     def summary_text(self, grades: list[Grade]) -> str:

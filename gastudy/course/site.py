@@ -75,6 +75,10 @@ _ACCESSIBLE_CSS = """
 """The page's accessibility and bidirectional layout: contrast of prompts and syntax colours,
 underlined links, and in a right-to-left edition code that reads left to right (a code cell) and
 printed lines that each take the direction of their own first letter (a lab's output)."""
+_RIGHT_TO_LEFT_CSS = "th, td { text-align: start; }"
+"""What a right-to-left page adds to its own style (the index's): its table cells start on the right.
+A notebook page adds :data:`gastudy.course.i18n.OUTPUT_DIRECTION_CSS` (paragraphs, headings, list
+items and choices aligned to where their direction starts; JupyterLab's theme aligns them left)."""
 _NAV_CSS = ("position:sticky;top:0;z-index:10;background:#f7f7f7;border-bottom:1px solid #ddd;"
             "padding:.5rem 1rem;font-family:system-ui,sans-serif;font-size:.95rem")
 _CONTROLS_CSS = ("font-family:system-ui,sans-serif;font-size:.9rem;color:#444;background:#f4f6fa;"
@@ -224,12 +228,14 @@ def flatten_widgets(nb: Any) -> int:
 
 # ----------------------------------------------------------------------------- execution
 def notebook_title(nb: Any, default: str) -> str:
-    """The first markdown heading of a notebook, without the ``#`` marks (else ``default``). Course: all chapters."""
+    """The first markdown heading of a notebook, without the ``#`` marks and without HTML tags (an
+    Arabic title's ``<bdi dir="ltr">`` would be shown as text in the index), else ``default``.
+    Course: all chapters."""
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             for line in cell.source.splitlines():
                 if line.lstrip().startswith("#"):
-                    return line.lstrip("# ").strip()
+                    return re.sub(r"</?[A-Za-z][^<>]*>", "", line.lstrip("# ")).strip()
     return default
 
 
@@ -459,13 +465,16 @@ def _language_switch(lang: str, page: str, editions: dict[str, set[str]]) -> str
 
 
 def _nav(pages: list[Page], i: int, switch: str = "") -> str:
-    from gastudy.course.i18n import t
+    from gastudy.course.i18n import direction, t
+
+    def name(page: Page) -> str:  # a notebook's name reads left to right in an Arabic page
+        return f'<bdi dir="ltr">{html.escape(page.name)}</bdi>' if direction() == "rtl" else html.escape(page.name)
 
     links = [f'<a href="index.html">{html.escape(t("Course index"))}</a>']
     if i > 0:
-        links.insert(0, f'<a href="{pages[i - 1].href}">← {html.escape(pages[i - 1].name)}</a>')
+        links.insert(0, f'<a href="{pages[i - 1].href}">← {name(pages[i - 1])}</a>')
     if i < len(pages) - 1:
-        links.append(f'<a href="{pages[i + 1].href}">{html.escape(pages[i + 1].name)} →</a>')
+        links.append(f'<a href="{pages[i + 1].href}">{name(pages[i + 1])} →</a>')
     return f'<nav style="{_NAV_CSS}">{switch}{" &nbsp;|&nbsp; ".join(links)}</nav>'
 
 
@@ -474,15 +483,22 @@ def _with_nav(page_html: str, nav: str, lang: str = "en") -> str:
 
     page_html = re.sub(r"<html[^>]*>", f'<html lang="{lang}" dir="{direction(lang)}">', page_html, count=1)
     page_html = page_html.replace("</head>", f"<style>{_ACCESSIBLE_CSS}</style></head>", 1)
+    if direction(lang) == "rtl":
+        from gastudy.course.i18n import OUTPUT_DIRECTION_CSS
+
+        page_html = page_html.replace("</head>", f"<style>{OUTPUT_DIRECTION_CSS}</style></head>", 1)
     return re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + nav, page_html, count=1)
 
 
 def _index_html(pages: list[Page], has_workshop: bool, total: float, lang: str = "en", switch: str = "") -> str:
     from gastudy.course.i18n import direction, t
 
+    def ltr(text: str) -> str:  # a cell's name, sections or seconds: read left to right in an Arabic page
+        return f'<bdi dir="ltr">{text}</bdi>' if direction(lang) == "rtl" else text
+
     rows = "\n".join(
-        f'<tr><td><a href="{p.href}">{html.escape(p.name)}</a></td><td>{html.escape(p.title)}</td>'
-        f'<td>{html.escape(", ".join(p.sections) or "—")}</td><td>{p.seconds:.1f} s</td></tr>'
+        f'<tr><td><a href="{p.href}">{ltr(html.escape(p.name))}</a></td><td>{html.escape(p.title)}</td>'
+        f'<td>{ltr(html.escape(", ".join(p.sections) or "—"))}</td><td>{ltr(f"{p.seconds:.1f} s")}</td></tr>'
         for p in pages)
     workshop_link = '<a href="workshop.html">' + html.escape(t("workshop guide")) + "</a>"
     workshop = (f"<p>{t('Teaching this in a room? Read the {link}.', link=workshop_link)}</p>"
@@ -493,7 +509,7 @@ def _index_html(pages: list[Page], has_workshop: bool, total: float, lang: str =
     return f"""<!DOCTYPE html>
 <html lang="{lang}" dir="{direction(lang)}"><head><meta charset="utf-8">
 <title>gastudy — {html.escape(t("the course, static edition"))}</title>
-<style>{_PAGE_CSS}</style></head><body>
+<style>{_PAGE_CSS}{_RIGHT_TO_LEFT_CSS if direction(lang) == "rtl" else ""}</style></head><body>
 {f'<nav style="{_NAV_CSS}">{switch}&nbsp;</nav>' if switch else ""}
 <main>
 <h1>{html.escape(t("Gradient accumulation and activation checkpointing, done right"))}</h1>

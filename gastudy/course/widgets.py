@@ -18,13 +18,20 @@ import numbers
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from gastudy.course.i18n import direction, t, tn
+from gastudy.course.i18n import direction, ltr, t, tn
+from gastudy.course.i18n.bidi import CONTROLS, right_to_left, strip_controls
 
 
 def rtl_attr() -> str:
     """`` dir="rtl"`` for HTML that shows text in a right-to-left course language (Arabic), else
     nothing (English HTML stays as it was). Course: every lab's titles, notes and tables."""
     return ' dir="rtl"' if direction() == "rtl" else ""
+
+
+def _block(inner_html: str) -> str:
+    """A line of a lab's header (its title, its notes): in a right-to-left language a block with
+    ``dir="rtl"``, so that it starts on the right of the lab; else ``inner_html`` as it is."""
+    return f'<div dir="rtl">{inner_html}</div>' if direction() == "rtl" else inner_html
 
 
 _OUTPUT_STYLE = ("<style>.gastudy-output .jp-OutputArea-output pre, .gastudy-output pre "
@@ -143,7 +150,7 @@ class Lab:
         """The lab as one ipywidgets box: title, controls, output."""
         import ipywidgets as widgets
 
-        header = [widgets.HTML(f'<b{rtl_attr()}>{html.escape(self.title)}</b>')] if self.title else []
+        header = [widgets.HTML(_block(f"<b>{html.escape(self.title)}</b>"))] if self.title else []
         notes = []
         for control in self.controls.values():
             style = getattr(control, "style", None)
@@ -157,7 +164,7 @@ class Lab:
                                value=f"<code>{html.escape(str(control.value))}</code>"))
         controls = widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
         controls.add_class("gastudy-controls")
-        note = [widgets.HTML(f'<small{rtl_attr()}>' + "; ".join(notes) + "</small>")] if notes else []
+        note = [widgets.HTML(_block("<small>" + "; ".join(notes) + "</small>"))] if notes else []
         # JupyterLab breaks printed text anywhere (``word-break: break-all`` on output <pre>), so a
         # lab's verdict line wrapped mid-word ("the schedu|le runs"); in a lab's output it wraps
         # between words, and only a word longer than the line is broken.
@@ -382,25 +389,34 @@ def _html_table(headers: list[str], cells: list[list[str]], numeric: list[bool],
     ``gaps``, a "⋯ k rows" row stands where rows are left out; the cells of the columns flagged
     in ``english`` are marked ``lang="en"``, left to right."""
     marks = [' lang="en" dir="ltr"' if flag else "" for flag in english] or [""] * len(headers)
+    rtl = direction() == "rtl"
     styles = ["text-align:right;white-space:nowrap" if num
               else f"text-align:{'right' if direction() == 'rtl' else 'left'}" + (";white-space:nowrap" if all(len(row[i]) <= _SHORT_TEXT for row in cells)
                                         else "")
               for i, num in enumerate(numeric)]
     # headers may wrap between words (a unit goes to a second line); cells never do, unless long text
-    head = "".join(f'<th style="{s.split(";")[0]}">{html.escape(h)}</th>' for h, s in zip(headers, styles))
+    head = "".join(f'<th style="{s.split(";")[0]}"{_cell_direction(h, rtl)}>{html.escape(h)}</th>'
+                   for h, s in zip(headers, styles))
     out = [f'<table style="{_TABLE_CSS}"><thead><tr>{head}</tr></thead><tbody>']
     previous = -1
     for i in indices:
         if gaps and i > previous + 1:
             out.append(_gap_row(i - previous - 1, len(headers)))
         weight = ' style="font-weight:bold"' if i in marked else ""
-        out.append(f"<tr{weight}>" + "".join(f'<td style="{s}"{m}>{html.escape(v)}</td>'
+        out.append(f"<tr{weight}>" + "".join(f'<td style="{s}"{m or _cell_direction(v, rtl)}>{html.escape(v)}</td>'
                                             for v, s, m in zip(cells[i], styles, marks)) + "</tr>")
         previous = i
     if gaps and previous < len(cells) - 1:
         out.append(_gap_row(len(cells) - 1 - previous, len(headers)))
     out.append("</tbody></table>")
     return "".join(out)
+
+
+def _cell_direction(text: str, rtl: bool) -> str:
+    """`` dir="ltr"`` for a cell of a right-to-left table that reads left to right (a number, a
+    signed value, a percentage, a list, a name: no right-to-left letter in it), so that its signs
+    and brackets stay where they are written (``-0.008313``, not ``0.008313-``); else nothing."""
+    return ' dir="ltr"' if rtl and text.strip() and not right_to_left(text) else ""
 
 
 def _gap_row(count: int, width: int) -> str:
@@ -498,7 +514,7 @@ def _series(xs: Sequence[Any], ys: Sequence[float], most: int = 8) -> str:
     if len(pairs) > most:
         low, high = min(pairs, key=lambda q: q[1]), max(pairs, key=lambda q: q[1])
         pairs = list(dict.fromkeys([pairs[0], low, high, pairs[-1]]))
-    return ", ".join(f"{x if isinstance(x, str) else _number(x)} → {_number(y)}" for x, y in pairs)
+    return ltr(", ".join(f"{x if isinstance(x, str) else _number(x)} → {_number(y)}" for x, y in pairs))
 
 
 def figure_description(fig: Any) -> str:
@@ -532,7 +548,7 @@ def figure_description(fig: Any) -> str:
             label = line.get_label()
             xs, ys = list(line.get_xdata()), list(line.get_ydata())
             if len(set(map(float, ys))) == 1 and len(ys) == 2 and label.startswith("_"):
-                series.append(f"{t('reference line')} y = {_number(float(ys[0]))}")
+                series.append(f"{t('reference line')} {ltr(f'y = {_number(float(ys[0]))}')}")
                 continue
             if label.startswith("_") and not any(s.get_label() == label for s in ax.lines[1:]):
                 label = t("line")
@@ -547,6 +563,31 @@ def _tick_name(ax: Any, x: float, ticks: list[str]) -> Any:
         if text and abs(tick - x) < 1e-6:
             return text
     return x
+
+
+def _without_bidi_controls(fig: Any) -> None:
+    """Remove the isolates of :func:`~gastudy.course.i18n.t` from every text ``fig`` draws (titles,
+    labels, legends, fixed tick labels): matplotlib lays Arabic text out itself (libraqm), and it
+    places a sign next to an isolated number on the wrong side (``0.5-``); without them it draws
+    ``-0.5``."""
+    from matplotlib.text import Text
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
+
+    for text in fig.findobj(Text):
+        value = text.get_text()
+        if any(ch in CONTROLS for ch in value):
+            text.set_text(strip_controls(value))
+    for ax in fig.axes:  # tick labels a lab gave (ax.set_xticks(ticks, labels)) are written at draw time
+        for axis in (ax.xaxis, ax.yaxis):
+            for formatter in (axis.get_major_formatter(), axis.get_minor_formatter()):
+                if isinstance(formatter, FixedFormatter):
+                    formatter.seq = [strip_controls(str(label)) for label in formatter.seq]
+                elif isinstance(formatter, FuncFormatter) and not getattr(formatter.func, "_plain", False):
+                    def plain(x: float, pos: int | None = None, _label: Callable = formatter.func) -> str:
+                        return strip_controls(str(_label(x, pos)))
+
+                    plain._plain = True
+                    formatter.func = plain
 
 
 def show_figure(fig: Any, integer_x: bool = False, margins: dict[str, float] | None = None,
@@ -578,6 +619,9 @@ def show_figure(fig: Any, integer_x: bool = False, margins: dict[str, float] | N
         for ax in fig.axes:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     _plain_log_axes(fig)
+    if direction() == "rtl":
+        alt = alt if alt is not None else figure_description(fig)  # said with its isolates, drawn without
+        _without_bidi_controls(fig)
     if margins is None:
         fig.tight_layout()
     else:

@@ -27,6 +27,7 @@ section: 00 (how the course works).
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import numbers
 import operator
@@ -36,6 +37,8 @@ import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from gastudy.course.i18n.bidi import isolate, isolate_printed, isolate_runs, right_to_left
 
 if TYPE_CHECKING:  # Babel is read only when a language other than English is used
     import gettext
@@ -90,7 +93,11 @@ def set_language(code: str) -> str:
     that lets every printed line take its own direction (``unicode-bidi: plaintext``): an Arabic
     line of a check or a lab's verdict reads right to left, a line of code or numbers stays left to
     right. JupyterLab otherwise lays all printed text out left to right, which reorders a line that
-    mixes Arabic with numbers and names.
+    mixes Arabic with numbers and names. The style also aligns paragraphs, headings, list items
+    and choices to the side their direction starts from. And what the notebook prints from then on
+    has its left-to-right runs isolated in every line that holds Arabic
+    (:func:`gastudy.course.i18n.bidi.isolate_printed`: the list in
+    ``print(t("supervised items per microbatch:"), counts)`` keeps its order).
 
     Raises ``ValueError`` naming the choices for an unknown code (and changes nothing).
     """
@@ -98,12 +105,20 @@ def set_language(code: str) -> str:
     _current = _check_code(code)
     if is_rtl(_current):
         _show_output_direction_style()
+        _isolate_printed_text()
     return _current
 
 
 OUTPUT_DIRECTION_CSS = (".jp-OutputArea-output pre, .jp-RenderedText pre "
-                        "{unicode-bidi: plaintext; text-align: start;}")
-"""The style :func:`set_language` shows for a right-to-left language; the static site carries the same rule."""
+                        "{unicode-bidi: plaintext; text-align: start;}"
+                        " .jp-RenderedHTMLCommon p, .jp-RenderedHTMLCommon li, .jp-RenderedHTMLCommon h1,"
+                        " .jp-RenderedHTMLCommon h2, .jp-RenderedHTMLCommon h3, .jp-RenderedHTMLCommon h4,"
+                        " .jp-RenderedHTMLCommon h5, .jp-RenderedHTMLCommon h6, .jp-RenderedHTMLCommon summary"
+                        " {text-align: start;} .gastudy-rtl {direction: rtl; text-align: start;}")
+"""The style :func:`set_language` shows for a right-to-left language: every printed line takes its
+own direction, and paragraphs, headings, list items and summaries start on the side their own
+direction starts from (JupyterLab aligns paragraphs to the left whatever their ``dir``). The static
+site carries the same rules."""
 
 
 def _show_output_direction_style() -> None:
@@ -117,6 +132,46 @@ def _show_output_direction_style() -> None:
     from IPython.display import HTML, display
 
     display(HTML(f"<style>{OUTPUT_DIRECTION_CSS}</style>"), metadata={"text/plain": ""})
+
+
+def _isolate_printed_text() -> None:
+    """In a kernel, make the notebook's standard output isolate what reads left to right in a line
+    that holds right-to-left text, while the course language is right to left; every other
+    language's output passes unchanged. IPython puts its own ``write`` on the stream for each cell
+    (to keep the cell's output in its history) and takes it off after, so the isolating ``write`` is
+    put over it again before each cell runs (an IPython ``pre_execute`` event, registered once)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - the course extra installs IPython
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "kernel", None) is None or not hasattr(shell, "events"):
+        return  # not a notebook's kernel: its standard output is left alone
+    if not getattr(shell, "_gastudy_isolates_output", False):
+        shell._gastudy_isolates_output = True
+        shell.events.register("pre_execute", _wrap_stdout)
+    _wrap_stdout()
+
+
+_printed_line = [False]  # whether the line standard output is writing holds right-to-left text
+
+
+def _wrap_stdout() -> None:
+    import sys
+
+    stream = sys.stdout
+    write = getattr(stream, "write", None)
+    if write is None or getattr(write, "_gastudy_isolating", False):
+        return
+
+    def isolating_write(text, *args, **kwargs):
+        if _current in RIGHT_TO_LEFT and isinstance(text, str):
+            text, _printed_line[0] = isolate_printed(text, _printed_line[0])
+        return write(text, *args, **kwargs)
+
+    isolating_write._gastudy_isolating = True
+    with contextlib.suppress(AttributeError):  # a stream that takes no attributes stays as it is
+        stream.write = isolating_write
 
 
 def language() -> str:
@@ -202,12 +257,19 @@ def t(english: str, /, *, context: str | None = None, **fields: object) -> str:
     field: the lab still shows the sentence, in English). A number field is written as the
     language writes numbers (:class:`LocalNumber`: ``{gap:.2f}`` is ``0.25`` in English,
     ``0,25`` in Turkish and Spanish; Latin digits in every language); a field the caller formatted
-    into a string is shown as it is. Raises ``ValueError`` naming the text when the English text
-    itself cannot be filled from ``fields`` (a field it names was not passed, or a brace is
-    unbalanced).
+    into a string is shown as it is. In a right-to-left language (Arabic) what reads left to
+    right keeps its order: every field whose value is not right-to-left text (a number, a list, a
+    name, code) is isolated (:class:`LeftToRight`, U+2066 … U+2069), and so is every run of the
+    translation's own Latin letters, digits and operators that the bidirectional algorithm could
+    reorder (``-100``, ``(5.x)``, ``m={m}``: :func:`gastudy.course.i18n.bidi.isolate_runs`); the
+    output of every other language is exactly the text filled. Raises ``ValueError`` naming the
+    text when the English text itself cannot be filled from ``fields`` (a field it names was not
+    passed, or a brace is unbalanced).
     """
     text = table(_current).get(message_key(english, context), english) if _current != "en" else english
-    return _fill("t", english, text, fields) if fields else text
+    if fields:
+        return _fill("t", english, text, fields)
+    return isolate_runs(text) if text is not english and _current in RIGHT_TO_LEFT else text
 
 
 def N_(english: str, /) -> str:
@@ -293,11 +355,68 @@ def _local(fields: dict[str, object]) -> dict[str, object]:
             for name, value in fields.items()}
 
 
+class LeftToRight:
+    """A field of a sentence in a right-to-left language whose value reads left to right (a number,
+    a list, a name, code): formatted as the field asks (``{x:.2f}``, ``{x!r}``), then isolated
+    (:func:`gastudy.course.i18n.bidi.isolate`), so that the sentence around it cannot reorder its
+    signs, brackets and separators. ``{r.name}`` and ``{r[0]}`` reach into the value."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object):
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        return isolate(format(self.value, spec))
+
+    def __str__(self) -> str:
+        return isolate(str(self.value))
+
+    def __repr__(self) -> str:
+        return isolate(repr(self.value))
+
+    def __getattr__(self, name: str) -> LeftToRight:
+        if name.startswith("__") or name == "value":  # not set yet (a copy): no value to reach into
+            raise AttributeError(name)
+        return LeftToRight(getattr(self.value, name))
+
+    def __getitem__(self, key: object) -> LeftToRight:
+        return LeftToRight(self.value[key])
+
+
+def _reads_right_to_left(value: object) -> bool:
+    """True for a field value that is right-to-left text (a translated sentence) or blank: it is
+    filled in as it is, and it ends a left-to-right run of the sentence."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return False
+    text = value if isinstance(value, str) else str(value)
+    return not text.strip() or right_to_left(text)
+
+
+def _fill_right_to_left(translation: str, fields: dict[str, object]) -> str:
+    """``translation`` (into a right-to-left language) filled: every field whose value reads left to
+    right is isolated (:class:`LeftToRight`), and so is every run of the translation's own Latin
+    letters, digits and operators, with those fields in it (``m={m}``, ``{pct:.1f}%``). An English
+    text shown for want of a translation is filled as it is, as in every language."""
+    rtl = frozenset(name for name, value in fields.items() if _reads_right_to_left(value))
+    return isolate_runs(translation, rtl).format(
+        **{name: value if name in rtl else LeftToRight(value) for name, value in _local(fields).items()})
+
+
+def ltr(text: str) -> str:
+    """``text`` isolated left to right when the current course language is right to left (a
+    formula, a list of numbers, code composed outside :func:`t`); unchanged otherwise."""
+    return isolate(text) if _current in RIGHT_TO_LEFT else text
+
+
 def _fill(name: str, english: str, text: str, fields: dict[str, object]) -> str:
     """``text`` filled from ``fields``, else ``english`` filled; ``ValueError`` when neither fills.
-    The translation gets its numbers in the current language's format; the English text, Python's."""
+    The translation gets its numbers in the current language's format; the English text, Python's.
+    In a right-to-left language, what reads left to right is isolated (:func:`_fill_right_to_left`)."""
     for candidate in dict.fromkeys((text, english)):  # the translation, then the English text
         try:
+            if candidate is not english and _current in RIGHT_TO_LEFT:
+                return _fill_right_to_left(candidate, fields)
             if candidate is not english and _current != "en":
                 return candidate.format(**_local(fields))
             return candidate.format(**fields)
@@ -535,7 +654,7 @@ def _key_of(message) -> str:
     return message_key(message.id if isinstance(message.id, str) else message.id[0], message.context)
 
 
-__all__ = ["LANGUAGES", "RIGHT_TO_LEFT", "LOCALE", "set_language", "language", "is_rtl", "direction", "t", "tn",
+__all__ = ["LANGUAGES", "RIGHT_TO_LEFT", "LOCALE", "set_language", "language", "is_rtl", "direction", "t", "tn", "ltr",
            "message_key", "table", "catalog", "catalog_path", "template", "update_catalogs", "missing_translations",
            "stale_translations", "unused_translations", "messages_in", "strings_in", "untranslatable_calls",
            "bare_sentences", "course_sources"]
