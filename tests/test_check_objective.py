@@ -220,3 +220,22 @@ def test_a_constant_divisor_on_variable_lengths_is_the_mean_of_means_and_the_con
     assert report.symptom == "partition dependence" and report.normalization == "steps"
     assert "÷ a constant 4, on a group of 3 microbatches" in report.message
     assert report.evidence["explained"]["constant_divisor"] == 4
+
+
+# --------------------------------------------------------------------------- clipping after the step
+def clipped_after_the_step(model, optimizer, microbatches):
+    N = sum(int((mb["labels"][:, 1:] != -100).sum()) for mb in microbatches)
+    for mb in microbatches:
+        logits = _logits(model, mb)[:, :-1]
+        (F.cross_entropy(logits.flatten(0, 1), mb["labels"][:, 1:].flatten(), reduction="sum") / N).backward()
+    optimizer.step()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1e-3)  # the slip: after the step used the gradients
+    optimizer.zero_grad()
+
+
+def test_a_clip_after_the_step_is_named_whether_it_fired_or_not():
+    report = check_loop(clipped_after_the_step, tiny_gpt(), split(8, 2))
+    assert not report.passed and report.symptom == "clipping after the step"
+    assert "ran after optimizer.step(): the step had already used the unclipped gradients" in report.message
+    assert "was above the limit this time" in report.message and "before optimizer.step()" in report.message
+    assert report.rel_error < 1e-12  # the step itself used the right gradient: it is the clip that does nothing

@@ -158,7 +158,7 @@ FP16 = [
     ("clip per microbatch", SCALED, SCALED + "\n" + C.replace("    ", "        ", 1),
      ["clipping per microbatch", "ran 5 times in one update"]),
     ("clip after the step", f"{C}\n    scale = scaler.get_scale()\n    scaler.step(optimizer)",
-     "    scale = scaler.get_scale()\n    scaler.step(optimizer)\n" + C, ["relative error"]),
+     "    scale = scaler.get_scale()\n    scaler.step(optimizer)\n" + C, ["clipping after the step", "before optimizer.step()"]),
     ("no clipping", f"{C}\n", "", ["no clipping", "max_norm=0.25"]),
     ("optimizer.step() instead of scaler.step", "    scaler.step(optimizer)", "    optimizer.step()",
      ["an overflow did not skip the update", "scaler.step(optimizer)"]),

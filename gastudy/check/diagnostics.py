@@ -429,91 +429,149 @@ class LiveBytes:
     """Bytes kept alive by autograd graphs and model outputs, measured at microbatch starts.
 
     A context manager. Inside it every tensor saved for backward is wrapped so that its release
-    is observable; a forward pre-hook on ``model`` marks each microbatch start (one model call
-    = one microbatch) and records the live bytes then; a forward hook remembers each output
-    (logits) weakly. Each storage is counted once; the model's parameters and buffers are
-    excluded. Units: bytes.
+    is observable (each storage counted once, the model's parameters and buffers excluded), and
+    the outputs (logits) of the model's outermost module calls are remembered weakly. A
+    microbatch starts at each call of the model itself — or, for a loop that never calls it but
+    its parts (``model.gpt(X, Y)``, a backbone then a head), at the first call of any of its
+    modules after a backward. At every start the live bytes are recorded. Units: bytes.
 
     Attributes after the block: ``retained_saved`` / ``retained_outputs`` (live bytes at the
-    start of each microbatch), ``saved_per_microbatch`` / ``output_per_microbatch`` (bytes
-    each microbatch saved / returned).
-
+    start of each microbatch), ``saved_per_microbatch`` / ``output_per_microbatch`` (bytes each
+    microbatch saved / returned), ``peak_saved`` (the most saved bytes alive at once) and
+    ``boundaries`` (``"model calls"``, ``"after backward"`` or ``None`` when no module ran).
     """
 
     def __init__(self, model: nn.Module):
         self.model = model
-        self.retained_saved: list[int] = []
-        self.retained_outputs: list[int] = []
-        self.saved_per_microbatch: list[int] = []
-        self.output_per_microbatch: list[int] = []
-        self._saved: list[tuple[weakref.ref, tuple, int]] = []
+        self.peak_saved = 0
+        self._saved_now = 0
+        self._by_key: dict[tuple, int] = {}  # storage → live holders
         self._outputs: list[tuple[weakref.ref, tuple, int]] = []
-        self._by_key: dict[tuple, list[weakref.ref]] = {}
+        self._depth = 0
+        self._after_backward = True
+        self._series = {"model calls": _Series(), "after backward": _Series()}
+        self.boundaries: str | None = None
 
-    @staticmethod
-    def _live(entries: list[tuple[weakref.ref, tuple, int]], exclude: set) -> tuple[int, set]:
-        alive = {key: n for ref, key, n in entries if ref() is not None and key not in exclude}
-        return sum(alive.values()), set(alive)
-
+    # ---- the saved tensors
     def _pack(self, t: torch.Tensor) -> _Held:
         held = _Held(t)
         key, nbytes = storage_key(t)
-        if key not in self._params:
-            refs = self._by_key.setdefault(key, [])
-            if not any(r() is not None for r in refs) and self.saved_per_microbatch:
-                self.saved_per_microbatch[-1] += nbytes  # a storage not already kept alive
-            refs.append(weakref.ref(held))
-            self._saved.append((refs[-1], key, nbytes))
+        if key in self._params:
+            return held
+        count = self._by_key.get(key, 0)
+        if count == 0:
+            self._saved_now += nbytes
+            self.peak_saved = max(self.peak_saved, self._saved_now)
+            for series in self._series.values():
+                series.saved(nbytes)
+        self._by_key[key] = count + 1
+        weakref.finalize(held, self._release, key, nbytes)
         return held
 
-    def _start(self, *_: Any) -> None:
-        saved, saved_keys = self._live(self._saved, self._params)
-        outputs, _ = self._live(self._outputs, self._params | saved_keys)
-        self.retained_saved.append(saved)
-        self.retained_outputs.append(outputs)
-        self.saved_per_microbatch.append(0)
-        self.output_per_microbatch.append(0)
+    def _release(self, key: tuple, nbytes: int) -> None:
+        count = self._by_key.get(key, 0) - 1
+        if count <= 0:
+            self._by_key.pop(key, None)
+            self._saved_now -= nbytes
+        else:
+            self._by_key[key] = count
 
-    def _output(self, _module: nn.Module, _inputs: Any, output: Any) -> None:
+    def _outputs_now(self) -> int:
+        alive = {key: n for ref, key, n in self._outputs if ref() is not None and key not in self._by_key}
+        return sum(alive.values())
+
+    # ---- the boundaries
+    def _enter(self, module: nn.Module, _args: Any) -> None:
+        if self._depth == 0:
+            if module is self.model:
+                self._series["model calls"].start(self._saved_now, self._outputs_now())
+            if self._after_backward:
+                self._series["after backward"].start(self._saved_now, self._outputs_now())
+                self._after_backward = False
+        self._depth += 1
+
+    def _leave(self, _module: nn.Module, _inputs: Any, output: Any) -> None:
+        self._depth = max(0, self._depth - 1)
+        if self._depth:
+            return
         try:
             t = logits_of(output)
         except TypeError:
             return
-        key, nbytes = storage_key(t)
-        self._outputs.append((weakref.ref(t), key, nbytes))
-        self.output_per_microbatch[-1] += nbytes
+        if isinstance(t, torch.Tensor):
+            key, nbytes = storage_key(t)
+            self._outputs.append((weakref.ref(t), key, nbytes))
+            for series in self._series.values():
+                series.output(nbytes)
+
+    def _backward(self, *args: Any, **kwargs: Any) -> Any:
+        out = self._original_backward(*args, **kwargs)
+        self._after_backward = True
+        return out
 
     def __enter__(self) -> LiveBytes:
         self._params = {storage_key(t)[0] for t in (*self.model.parameters(), *self.model.buffers())}
-        self._handles = [self.model.register_forward_pre_hook(self._start),
-                         self.model.register_forward_hook(self._output)]
+        self._handles = []
+        for module in self.model.modules():
+            self._handles.append(module.register_forward_pre_hook(self._enter))
+            self._handles.append(module.register_forward_hook(self._leave, always_call=True))
+        self._original_backward = torch.autograd.backward
+        torch.autograd.backward = self._backward
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, lambda held: held.tensor)
         self._hooks.__enter__()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self._hooks.__exit__(*exc)
+        torch.autograd.backward = self._original_backward
         for h in self._handles:
             h.remove()
+        # no cycle keeps the model (and what trained it) alive after the block: the hooks object holds
+        # a method of this one, and this one the model
+        self._hooks, self._handles, self._original_backward, self.model = None, [], None, None
+        chosen = "model calls" if self._series["model calls"].starts else \
+            "after backward" if self._series["after backward"].starts else None
+        self.boundaries = chosen
+        series = self._series[chosen] if chosen else _Series()
+        self.retained_saved, self.retained_outputs = series.retained_saved, series.retained_outputs
+        self.saved_per_microbatch, self.output_per_microbatch = series.saved_bytes, series.output_bytes
+
+
+@dataclass
+class _Series:
+    """Live bytes at each microbatch start, and what each microbatch saved and returned."""
+
+    retained_saved: list[int] = field(default_factory=list)
+    retained_outputs: list[int] = field(default_factory=list)
+    saved_bytes: list[int] = field(default_factory=list)
+    output_bytes: list[int] = field(default_factory=list)
+
+    @property
+    def starts(self) -> int:
+        return len(self.retained_saved)
+
+    def start(self, saved: int, outputs: int) -> None:
+        self.retained_saved.append(saved)
+        self.retained_outputs.append(outputs)
+        self.saved_bytes.append(0)
+        self.output_bytes.append(0)
+
+    def saved(self, nbytes: int) -> None:
+        if self.saved_bytes:
+            self.saved_bytes[-1] += nbytes
+
+    def output(self, nbytes: int) -> None:
+        if self.output_bytes:
+            self.output_bytes[-1] += nbytes
 
 
 def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup) -> Verdict:
     """Do the bytes kept alive grow with the microbatch index?
 
-    Runs one group of A ≥ 3 microbatches under :class:`LiveBytes`. A correct loop releases each
-    microbatch's graph at its backward, so the bytes alive at the start of microbatch k stay
-    flat (at most the previous output still bound to a variable). Keeping graph-attached
-    losses (``total = total + loss`` with one backward at the end) or outputs in a list makes
-    them grow by about one microbatch's bytes per microbatch. Fires when, from microbatch 1 to
-    A−1, the saved bytes grow by at least half a microbatch's saved bytes per microbatch, or the
-    kept outputs by half a microbatch's output bytes.
-
-    Evidence: ``retained_saved``, ``retained_outputs``, ``saved_per_microbatch``,
-    ``output_per_microbatch`` (bytes), ``growth_saved`` and ``growth_outputs`` (bytes per
-    microbatch). Raises ``ValueError`` when A < 3 (growth cannot be told from one kept output).
-
+    Runs one group of A ≥ 3 microbatches under :class:`LiveBytes` and judges it with
+    :func:`memory_growth`. Raises ``ValueError`` when A < 3 (growth cannot be told from one
+    kept output).
     """
-    symptom = "memory growth"
     g = setup.group(0)
     if g.size < 3:
         raise ValueError(f"diagnose_memory_growth needs a group of at least 3 microbatches, got {g.size}: "
@@ -522,10 +580,28 @@ def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup) -> Verdict:
     with LiveBytes(model) as live, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         update_fn(model, optimizer, scheduler, g)
+    return memory_growth(live, g.size)
+
+
+def memory_growth(live: LiveBytes, microbatches: int) -> Verdict:
+    """The memory-growth verdict on what :class:`LiveBytes` measured during one update of
+    ``microbatches``. A correct loop releases each microbatch's graph at its backward, so the
+    bytes alive at the start of microbatch k stay flat (at most the previous output still bound
+    to a variable). Keeping graph-attached losses (``total = total + loss`` with one backward at
+    the end) or outputs in a list makes them grow by about one microbatch's bytes per
+    microbatch. Fires when, from microbatch 1 to A−1, the saved bytes grow by at least half a
+    microbatch's saved bytes per microbatch, or the kept outputs by half a microbatch's output
+    bytes.
+
+    Evidence: ``retained_saved``, ``retained_outputs``, ``saved_per_microbatch``,
+    ``output_per_microbatch`` (bytes), ``growth_saved`` and ``growth_outputs`` (bytes per
+    microbatch), ``boundaries``.
+    """
+    symptom = "memory growth"
     n = len(live.retained_saved)
     if n < 3:
-        return Verdict(symptom, False, f"the model was called {n} times for {g.size} microbatches; "
-                       "cannot see microbatch boundaries", {"model_calls": n})
+        return Verdict(symptom, False, f"the model was called {n} times for {microbatches} microbatches; "
+                       "cannot see microbatch boundaries", {"model_calls": n, "boundaries": live.boundaries})
     per_saved = sum(live.saved_per_microbatch) / n
     per_out = sum(live.output_per_microbatch) / n
     growth_saved = (live.retained_saved[-1] - live.retained_saved[1]) / (n - 2)
@@ -533,7 +609,8 @@ def diagnose_memory_growth(update_fn: UpdateFn, setup: Setup) -> Verdict:
     evidence = {"retained_saved": live.retained_saved, "retained_outputs": live.retained_outputs,
                 "saved_per_microbatch": live.saved_per_microbatch,
                 "output_per_microbatch": live.output_per_microbatch,
-                "growth_saved": growth_saved, "growth_outputs": growth_out, "microbatches": n}
+                "growth_saved": growth_saved, "growth_outputs": growth_out, "microbatches": n,
+                "boundaries": live.boundaries, "peak_saved": live.peak_saved}
     grows_saved = per_saved > 0 and growth_saved >= 0.5 * per_saved
     grows_out = per_out > 0 and growth_out >= 0.5 * per_out
     total = [s + o for s, o in zip(live.retained_saved, live.retained_outputs)]
@@ -637,6 +714,7 @@ def diagnose_all(update_fn: UpdateFn, setup: Setup) -> list[Verdict]:
 
 
 __all__ = [
+    "memory_growth",
     "DETECTORS", "LiveBytes", "Setup", "Verdict", "default_partitions", "diagnose_all", "diagnose_double_division",
     "diagnose_ineffective_accumulation", "diagnose_memory_growth", "diagnose_partition_dependence",
     "diagnose_schedule_drift", "reference_gradient", "regroup", "rel_diff",

@@ -385,6 +385,7 @@ class Judgement:
     ``passed``: the update's gradient (before clipping) is the big batch within ``tolerance``,
     one optimizer step, and nothing in the trace is wrong. ``symptom``/``normalization``: see
     :func:`explain`, plus ``"clipping per microbatch"``, ``"clipping before unscale"``,
+    ``"clipping after the step"``,
     ``"ineffective accumulation"`` (no step, several steps) and ``"non-finite gradient"`` (a
     skipped fp16 step among them). ``what``/``fix``/``where``: the sentence halves and the
     line of the loop to look at. ``rel_error``: the metric (``None`` without a step),
@@ -484,11 +485,22 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
                          "find the first non-finite loss (torch.autograd.set_detect_anomaly) or lower the learning "
                          "rate", trace.step_where[0], None, None, evidence, **base)
     step_backwards = trace.step_backward[0]
-    clips = [c for c in trace.clips if c.backward <= step_backwards]
+    late = [c for c in trace.clips if c.steps >= 1]  # after optimizer.step: they clipped gradients already used
+    clips = [c for c in trace.clips if c.backward <= step_backwards and c.steps == 0]
     clip = None
     if clips:
         clip = ClipSummary(clips, next((c.norm for c in clips if c.norm is not None), None), norm(got))
         evidence["clip"] = clip.to_dict()
+    if late:
+        c = late[0]
+        evidence["late_clip"] = {"max_norm": c.max_norm, "norm": c.norm, "where": c.where}
+        what = (f"{'clip_grad_norm_' if c.kind == 'norm' else 'clip_grad_value_'}(max_norm={c.max_norm:g}) ran after "
+                "optimizer.step(): the step had already used the unclipped gradients, so the clip never limits an "
+                "update" + (f" (the norm it measured, {c.norm:.4g}, was " + ("above" if c.fired else "below")
+                            + " the limit this time)" if c.norm is not None else ""))
+        return Judgement(False, "clipping after the step", None, what,
+                         "clip after the last backward (after scaler.unscale_) and before optimizer.step()", c.where,
+                         rel_error(got, big.gradient), None, evidence, **base)
     pre = unclip(got, clips, names)
     ref = clamp_like(big.gradient, clips, names) if any(c.kind == "value" for c in clips) else big.gradient
     rel = rel_error(pre, ref)
@@ -515,7 +527,7 @@ def judge(trace: LoopTrace, big: BigBatch, *, names: Sequence[tuple[str, int]], 
             return Judgement(False, "clipping before unscale", None, what,
                              "call scaler.unscale_(optimizer) before clipping", c.where, rel, clip, evidence,
                              **base)
-    k, residual = scale_fit(pre, ref)
+    k, residual = scale_fit(pre, ref) if rel > tol else (1.0, 0.0)  # the fit only matters beyond the tolerance
     rescaled = math.isfinite(k) and residual <= tol
     if rel > tol and rescaled and not clips and k > 1 and not precision.scaler and trace.backward_norms:
         after = norm(got)

@@ -61,16 +61,20 @@ class StepRecord:
     gradients: dict[str, torch.Tensor]
     shapes: list[tuple[str, int]] = field(repr=False)
     applied: bool | None = None
+    vector: torch.Tensor | None = field(default=None, repr=False)
 
     @functools.cached_property
     def gradient(self) -> torch.Tensor:
         """The gradients as one float64 vector in the model's parameter order."""
+        if self.vector is not None:
+            return self.vector.double()
         return _flat(self.gradients, self.shapes)
 
 
 @contextlib.contextmanager
 def record_steps(model: nn.Module, optimizer: torch.optim.Optimizer, *, track_applied: bool = True,
-                 on_record: Callable[[], None] | None = None) -> Iterator[list[StepRecord]]:
+                 on_record: Callable[[], None] | None = None,
+                 as_vector: torch.dtype | None = None) -> Iterator[list[StepRecord]]:
     """Record every ``optimizer.step`` inside the block as a :class:`StepRecord`.
 
     The gradients are copied in a step pre-hook — or, when the step is given a closure
@@ -80,7 +84,10 @@ def record_steps(model: nn.Module, optimizer: torch.optim.Optimizer, *, track_ap
     also copied before each step and compared after it (a post-hook), so ``applied`` says
     whether the step changed any parameter; turn it off to save one copy of the weights per
     step. A step that a gradient scaler skips never calls ``optimizer.step`` and is not
-    recorded. The hooks are removed when the block ends.
+    recorded. The hooks are removed when the block ends. ``as_vector``: copy the gradients
+    straight into one vector of that dtype, on the CPU, in the model's parameter order (absent =
+    zeros; ``StepRecord.vector``, ``gradients`` left empty) — one copy instead of a copy per
+    parameter and a vector made from them.
     """
     records: list[StepRecord] = []
     before: list[torch.Tensor] = []
@@ -89,8 +96,17 @@ def record_steps(model: nn.Module, optimizer: torch.optim.Optimizer, *, track_ap
     def capture() -> None:
         if track_applied:
             before[:] = [p.detach().clone() for p in model.parameters()]
-        grads = {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
-        records.append(StepRecord(grads, shapes))
+        if as_vector is not None:
+            vector = torch.zeros(sum(n for _, n in shapes), dtype=as_vector)
+            start = 0
+            for p in model.parameters():
+                if p.grad is not None:
+                    vector[start:start + p.numel()].copy_(p.grad.detach().reshape(-1))
+                start += p.numel()
+            records.append(StepRecord({}, shapes, vector=vector))
+        else:
+            grads = {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+            records.append(StepRecord(grads, shapes))
         if on_record is not None:
             on_record()
 

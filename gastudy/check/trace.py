@@ -51,7 +51,8 @@ class Clip:
     the call measured (``None`` for value clipping), ``parameters`` the names of the
     parameters it was given, ``backward`` the number of backward passes before it,
     ``scaled`` whether a ``GradScaler`` still held the gradients scaled (clipped before
-    ``unscale_``).
+    ``unscale_``), ``steps`` the optimizer steps recorded before it (1: it clipped after the
+    step had used the gradients).
     """
 
     kind: str
@@ -62,6 +63,7 @@ class Clip:
     backward: int
     scaled: bool
     where: str | None = None
+    steps: int = 0
 
     @property
     def coefficient(self) -> float:
@@ -275,7 +277,7 @@ class _Patches:
 @contextlib.contextmanager
 def trace_loop(model: nn.Module, optimizer: torch.optim.Optimizer | None = None, *,
                user_files: Iterable[str] = (), user_globals: Iterable[dict[str, Any]] = (),
-               track_applied: bool = True) -> Iterator[LoopTrace]:
+               track_applied: bool = True, as_vector: bool = False) -> Iterator[LoopTrace]:
     """Record a :class:`LoopTrace` of everything the code inside the block does to ``model``.
 
     Args:
@@ -287,6 +289,8 @@ def trace_loop(model: nn.Module, optimizer: torch.optim.Optimizer | None = None,
             name there (``from torch.nn.utils import clip_grad_norm_``) is watched too.
         track_applied: also record whether each step changed a parameter (one copy of the
             weights per step).
+        as_vector: keep each step's gradients as one vector (``StepRecord.vector``: float64 for
+            a float64 model, else float32) rather than a copy per parameter.
 
     Yields the trace, filled in as the block runs. Every wrapper is removed when the block ends.
     """
@@ -330,7 +334,7 @@ def trace_loop(model: nn.Module, optimizer: torch.optim.Optimizer | None = None,
     def record_clip(kind: str, parameters: list, limit: float, norm_type: float, norm: float | None) -> None:
         clipped = frozenset(names[id(p)] for p in parameters if id(p) in names)
         trace.clips.append(Clip(kind, float(limit), float(norm_type), norm, clipped, trace.backwards,
-                                scaled["now"], where()))
+                                scaled["now"], where(), len(trace.steps)))
 
     def traced_clip_norm(parameters, max_norm, norm_type=2.0, *args, **kwargs):
         parameters = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
@@ -420,7 +424,9 @@ def trace_loop(model: nn.Module, optimizer: torch.optim.Optimizer | None = None,
             trace.step_where.append(_where(files, skip=3))
             trace.step_backward.append(trace.backwards)
 
-        trace.steps = stack.enter_context(record_steps(model, opt, track_applied=track_applied, on_record=recorded))
+        dtype = (torch.float64 if trace.weights_dtype == torch.float64 else torch.float32) if as_vector else None
+        trace.steps = stack.enter_context(record_steps(model, opt, track_applied=track_applied, on_record=recorded,
+                                                       as_vector=dtype))
 
     trace.watch_optimizer = watch  # type: ignore[attr-defined]
     try:

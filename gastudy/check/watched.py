@@ -10,6 +10,7 @@ process) and :func:`gastudy.check.replicas.check_loop_on_replicas` (D processes)
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import html
 import inspect
@@ -25,26 +26,31 @@ import torch
 from torch import nn
 
 from gastudy.check.diagnostics import (
+    LiveBytes,
     Setup,
     Verdict,
     diagnose_ineffective_accumulation,
     diagnose_memory_growth,
     diagnose_partition_dependence,
     diagnose_schedule_drift,
+    memory_growth,
 )
 from gastudy.check.isolated import Confinement
 from gastudy.check.judge import Judgement, judge_update
 from gastudy.check.objective import Objective
-from gastudy.check.reference import Forward, flat_gradient
+from gastudy.check.reference import Forward
 from gastudy.check.steps import grads_are_zero
 from gastudy.check.trace import LoopTrace, source_file, trace_loop
 from gastudy.core.data import samples_in
 from gastudy.core.groups import Group, build_group
+from gastudy.memory.probes import release_freed_memory
 
 TrainStep = Callable[..., Any]
-# Parameters above which the big batch is computed two microbatches per forward (its activations
-# would otherwise be A times those of the update being checked).
-BIG_MODEL = 20_000_000
+# Microbatches joined per forward of the big batch: its activations stay at two microbatches' whatever
+# A is (the whole group at once would hold A times those of the update being checked); the sum over
+# the forwards is the same gradient, and pairs still differ from one microbatch per forward wherever
+# the model mixes the samples of a batch.
+PER_FORWARD = 2
 OptimizerFactory = Callable[[nn.Module], torch.optim.Optimizer]
 SchedulerFactory = Callable[[torch.optim.Optimizer], Any]
 
@@ -74,8 +80,10 @@ class LoopReport:
             checked) and no memory growth (when measured).
         symptom: ``None`` when passed, else one of the course's five symptoms (``"ineffective
             accumulation"``, ``"double division"``, ``"partition dependence"``, ``"memory growth"``,
-            ``"schedule drift"``), ``"missing division"``, ``"clipping per microbatch"``,
-            ``"clipping before unscale"``, ``"non-finite gradient"`` or ``"wrong gradient"``
+            ``"schedule drift"``), ``"missing division"``, ``"constant divisor"`` (a constant ÷ A on a
+            short group), ``"clipping per microbatch"``, ``"clipping before unscale"``, ``"clipping
+            after the step"``, ``"objective mismatch"`` (a declared objective the update is not),
+            ``"non-finite gradient"`` or ``"wrong gradient"``
             (none fits).
         message: what was measured and what to change ("what — fix (at FILE:LINE)").
         rel_error: ‖g − g_big‖₂ ÷ ‖g_big‖₂ of the gradient at the optimizer step (divided back by
@@ -278,13 +286,21 @@ def with_sample_ids(microbatches: Sequence[Mapping[str, torch.Tensor]]) -> tuple
 
 @dataclass
 class _UserSetup(Setup):
-    """A detector setup whose every group is the user's own microbatches (as given)."""
+    """A detector setup whose every group is the user's own microbatches (as given), and whose
+    every run gets a fresh copy of the user's model in training mode with dropout off (no copy is
+    held in between)."""
 
     batches: list[dict] = field(default_factory=list)
 
     def group(self, index: int = 0, microbatches: int | None = None) -> Group:
         k = len(self.batches) if microbatches is None else microbatches
         return build_group(index, self.batches[:k], self.accumulation_steps, self.task)
+
+    def fresh(self) -> tuple[nn.Module, torch.optim.Optimizer, Any]:
+        model, _ = _copy_for_check(self.model)
+        optimizer = self.make_optimizer(model)
+        scheduler = self.make_scheduler(optimizer) if self.make_scheduler is not None else None
+        return model, optimizer, scheduler
 
 
 def _where(err: BaseException, train_step: TrainStep) -> str | None:
@@ -318,13 +334,15 @@ def _copy_for_check(model: nn.Module) -> tuple[nn.Module, int]:
 class WatchedUpdate:
     """One run of the user's update on a copy: its :class:`~gastudy.check.trace.LoopTrace`, the
     gradient the optimizer consumed (a vector, ``None`` unless exactly one step), whether
-    gradients were left after it, the scheduler steps, and how many dropouts were switched off."""
+    gradients were left after it, the scheduler steps, how many dropouts were switched off, and
+    the memory-growth verdict measured on the same run (``None`` with fewer than 3 microbatches)."""
 
     trace: LoopTrace
     step_gradient: torch.Tensor | None
     leftover: bool
     scheduler_steps: int | None
     dropped: int
+    memory: Verdict | None = None
 
 
 def watched_update(model: nn.Module, make_optimizer: OptimizerFactory, scheduler: SchedulerFactory | None,
@@ -341,16 +359,21 @@ def watched_update(model: nn.Module, make_optimizer: OptimizerFactory, scheduler
     run_sched = scheduler(run_opt) if scheduler is not None else None
     epoch = getattr(run_sched, "last_epoch", None)
     code = getattr(train_step, "__globals__", None)
+    measure = group.size >= 3  # the bytes kept alive, microbatch by microbatch, on this same run
     with trace_loop(run_model, run_opt, user_files=[source_file(train_step) or ""],
-                    user_globals=[code] if isinstance(code, dict) else [], track_applied=False) as trace, \
+                    user_globals=[code] if isinstance(code, dict) else [], track_applied=False,
+                    as_vector=True) as trace, \
+            (LiveBytes(run_model) if measure else contextlib.nullcontext()) as live, \
             warnings.catch_warnings(), torch.enable_grad():  # grad mode is put back even if the step turns it off
         warnings.simplefilter("ignore")
         update_fn(given, run_opt, run_sched, group)
     sched_steps = run_sched.last_epoch - epoch if run_sched is not None and epoch is not None else None
-    step_gradient = flat_gradient(trace.steps[0].gradients, run_model) if len(trace.steps) == 1 else None
+    step_gradient = trace.steps[0].vector if len(trace.steps) == 1 else None
     for record in trace.steps:
-        record.gradients = {}  # the vector is kept; the copies of the gradients are not needed any more
-    return WatchedUpdate(trace, step_gradient, not grads_are_zero(run_model), sched_steps, dropped)
+        record.vector = None  # the step's vector is kept; the others are not needed
+    memory = memory_growth(live, group.size) if measure else None
+    trace.__dict__.pop("watch_optimizer", None)  # its closure holds the run's optimizer (and so its state)
+    return WatchedUpdate(trace, step_gradient, not grads_are_zero(run_model), sched_steps, dropped, memory)
 
 
 def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: TrainStep, *,
@@ -364,16 +387,15 @@ def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: 
     what the big batch minimizes (``None``: inferred, see :func:`~gastudy.check.judge.judge_update`;
     a per-sample mean that only another split can tell from the mean of microbatch means is
     decided by re-splitting the samples and running ``update_fn`` again)."""
+    release_freed_memory()  # the run's copy, optimizer state and activations are gone: hand their memory back
     ref_model, _ = _copy_for_check(model)
-    per_forward = None if sum(p.numel() for p in model.parameters()) < BIG_MODEL else 2
-    if per_forward and group.size > per_forward:
-        notes.append(f"a big model: the big batch was computed {per_forward} microbatches per forward (the same "
-                     "gradient; the whole group in one forward would hold A microbatches' activations at once)")
+    per_forward = PER_FORWARD
     with torch.enable_grad():
         verdict, _, big = judge_update(run.trace, ref_model, group, forward=forward, tolerance_given=tolerance,
                                        step_gradient=run.step_gradient, replicas=replicas, per_forward=per_forward,
                                        objective=objective, floor=False)
     del ref_model
+    release_freed_memory()
     resplit = None
     if verdict.objective_ambiguous:
         verdict, resplit = _same_under_any_split(verdict, model, group, update_fn if diagnose else None,
@@ -387,9 +409,8 @@ def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: 
                                        subject=getattr(train_step, "__name__", "train_step"), notes=notes,
                                        evidence=evidence, scheduler_steps=run.scheduler_steps,
                                        replicas=len(set(replicas)) if replicas else 1)
-    template, _ = _copy_for_check(model)
     first = group.microbatches[0]
-    setup = _UserSetup(template, [], micro_batch=samples_in(first), accumulation_steps=group.size, task=group.task,
+    setup = _UserSetup(model, [], micro_batch=samples_in(first), accumulation_steps=group.size, task=group.task,
                        collate="packed" if "position_ids" in first else "padded", make_optimizer=make_optimizer,
                        make_scheduler=scheduler, tolerance=verdict.tolerance, batches=group.microbatches)
     detectors = _Detectors(update_fn, setup, notes, diagnose and update_fn is not None)  # type: ignore[arg-type]
@@ -401,7 +422,8 @@ def loop_report(run: WatchedUpdate, model: nn.Module, group: Group, train_step: 
         _measure_wrong_gradient(detectors, verdict, report, group)
     else:
         zeroes_first = any(e.backward == 0 for e in run.trace.of("zero_grad"))
-        _check_rest_of_update(detectors, report, run.leftover and not zeroes_first, run.scheduler_steps, group.size)
+        _check_rest_of_update(detectors, report, run.leftover and not zeroes_first, run.scheduler_steps, group.size,
+                              run.memory)
         if run.leftover and zeroes_first:
             notes.append("the gradients stay allocated after the update (the loop zeroes them before its first "
                          "backward, which is right); zero_grad(set_to_none=True) after the step would free them sooner")
@@ -424,8 +446,7 @@ def _same_under_any_split(verdict: Judgement, model: nn.Module, group: Group, up
                      "same update; gastudy could not re-split these samples to tell them apart — if the per-sample "
                      "mean is your objective, declare objective='samples'")
         return tokens, None
-    template, _ = _copy_for_check(model)
-    setup = _UserSetup(template, [], micro_batch=samples_in(group.microbatches[0]), accumulation_steps=group.size,
+    setup = _UserSetup(model, [], micro_batch=samples_in(group.microbatches[0]), accumulation_steps=group.size,
                        task=group.task, collate="packed" if "position_ids" in group.microbatches[0] else "padded",
                        make_optimizer=make_optimizer, make_scheduler=scheduler, tolerance=verdict.tolerance,
                        batches=group.microbatches)
@@ -519,10 +540,11 @@ def _measure_wrong_gradient(detectors: _Detectors, verdict: Judgement, report: L
 
 
 def _check_rest_of_update(detectors: _Detectors, report: LoopReport, leftover: bool, sched_steps: int | None,
-                          microbatches: int) -> None:
+                          microbatches: int, memory: Verdict | None = None) -> None:
     """A right gradient can still hide a mistake: gradients left for the next update, the
-    schedule, memory. Fails ``report`` with the symptom when one is found."""
-    symptom, message, verdict = _rest_of_update(detectors, leftover, sched_steps, microbatches)
+    schedule, memory (``memory``: measured on the update itself). Fails ``report`` with the
+    symptom when one is found."""
+    symptom, message, verdict = _rest_of_update(detectors, leftover, sched_steps, microbatches, memory)
     if verdict is not None:
         report.verdicts.append(verdict)
     if symptom is not None:
@@ -532,7 +554,7 @@ def _check_rest_of_update(detectors: _Detectors, report: LoopReport, leftover: b
 
 
 def _rest_of_update(detectors: _Detectors, leftover: bool, sched_steps: int | None,
-                    microbatches: int) -> tuple[str | None, str, Verdict | None]:
+                    microbatches: int, memory: Verdict | None = None) -> tuple[str | None, str, Verdict | None]:
     """A right gradient can still hide a mistake: gradients left for the next update, the schedule,
     memory. Returns ``(symptom or None, message, verdict)``; when passed the message is a suffix."""
     if leftover:
@@ -552,7 +574,7 @@ def _rest_of_update(detectors: _Detectors, leftover: bool, sched_steps: int | No
     if microbatches < 3:
         detectors.notes.append("memory growth not measured: it needs at least 3 microbatches")
         return None, "", None
-    verdict = detectors.run(diagnose_memory_growth)
+    verdict = memory if memory is not None else detectors.run(diagnose_memory_growth)
     if verdict is None:
         return None, "", None
     if verdict.fired:
@@ -560,5 +582,5 @@ def _rest_of_update(detectors: _Detectors, leftover: bool, sched_steps: int | No
     return None, ", no memory growth", verdict
 
 
-__all__ = ["BIG_MODEL", "LoopReport", "TrainStepError", "WatchedUpdate", "loop_report", "switch_off_dropout",
+__all__ = ["PER_FORWARD", "LoopReport", "TrainStepError", "WatchedUpdate", "loop_report", "switch_off_dropout",
            "update_function", "watched_update", "with_sample_ids"]

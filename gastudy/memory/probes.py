@@ -53,8 +53,10 @@ def _clear_refs() -> bool:
         return False
 
 
-def _malloc_trim() -> None:
-    """Return freed C-heap memory to the OS (glibc only) so resident memory shows live data."""
+def release_freed_memory() -> None:
+    """Return freed C-heap memory to the OS (glibc's ``malloc_trim``; nothing elsewhere), so that
+    resident memory shows live data and a later phase does not pile its allocations on memory a
+    finished one freed but the allocator kept."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
             ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
@@ -134,7 +136,7 @@ class MemoryProbe:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         else:
-            _malloc_trim()
+            release_freed_memory()
 
     def synchronize(self) -> None:
         """Wait for queued device work so that a reading covers it (no-op on CPU)."""

@@ -294,14 +294,6 @@ def peak_saved(step: Callable[..., Any], model: nn.Module, microbatches: Sequenc
     forwards the model's embedding ran (the microbatches the step made). CK-1, MB-9."""
     from gastudy.check.diagnostics import LiveBytes, default_optimizer, default_scheduler
 
-    class Peak(LiveBytes):
-        peak = 0
-
-        def _pack(self, tensor: torch.Tensor) -> Any:
-            held = super()._pack(tensor)
-            self.peak = max(self.peak, self._live(self._saved, self._params)[0])
-            return held
-
     net = copy.deepcopy(model).train()
     net.zero_grad(set_to_none=True)
     optimizer = default_optimizer(net)
@@ -309,12 +301,12 @@ def peak_saved(step: Callable[..., Any], model: nn.Module, microbatches: Sequenc
     forwards = []
     handle = getattr(net, "embed", net).register_forward_pre_hook(lambda *_: forwards.append(1))
     try:
-        with Peak(net) as live, warnings.catch_warnings():
+        with LiveBytes(net) as live, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             step(net, optimizer, [dict(mb) for mb in microbatches], **kwargs)
     finally:
         handle.remove()
-    return live.peak, len(forwards)
+    return live.peak_saved, len(forwards)
 
 
 def ddp_memory_worker(train_step: Callable[..., Any], model: nn.Module, per_rank: list[list[dict]],
