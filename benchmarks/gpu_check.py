@@ -16,7 +16,11 @@ Prints, on one CUDA device, in under 3 minutes:
    10 % — offload is one of its rungs on CUDA — and one update verified under the choice;
 9. data parallel on nccl, one rank per GPU: DDP vs FSDP2 deferred vs every at A = 4 —
    reductions per update, peak gradient bytes per replica, seconds (MB-7). It needs at least
-   two GPUs (nccl refuses two ranks on one device); with fewer it says so and is skipped.
+   two GPUs (nccl refuses two ranks on one device); with fewer it says so and is skipped;
+10. ``check_loop`` on the device: nanoGPT's micro-step loop in float32, bf16 autocast and fp16
+    autocast with a GradScaler, called on the model and on a submodule, and Accelerate's
+    ``mixed_precision="bf16"`` / ``"fp16"`` (on CUDA its fp16 is autocast with a scaler; on the
+    CPU Accelerate turns fp16 off) — the precision each is judged in, and its verdict (MB-10).
 
 Without CUDA it prints why and exits 0. ``--device cpu`` runs the same code on the CPU with a
 small model as a dry run of the script itself (offload then has nothing to move).
@@ -205,6 +209,99 @@ def fit(device: str, kw: dict, seq: int) -> dict:
     return out
 
 
+def checker(device: str) -> dict:
+    """Section 10: the precision ``check_loop`` reads from what the loop ran, on ``device``."""
+    import contextlib
+
+    from torch import nn
+
+    import gastudy
+    from gastudy.course import nanogpt
+
+    class Holder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gpt = nanogpt.small_gpt()
+
+    def blocks():
+        return [{k: v.to(device) for k, v in mb.items()} for mb in nanogpt.fixed_blocks(4, 2, 64, 256)]
+
+    def step(dtype: str, submodule: bool):
+        ptdtype = {"float32": None, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
+        kind = device.split(":")[0]
+
+        def train_step(model, optimizer, microbatches):  # nanoGPT's micro-step loop, its defaults
+            ctx = contextlib.nullcontext() if ptdtype is None else torch.autocast(kind, dtype=ptdtype)
+            scaler = torch.amp.GradScaler(kind, enabled=dtype == "float16")
+            call = model.gpt if submodule else model
+            for batch in microbatches:
+                with ctx:
+                    _, loss = call(batch["idx"], batch["targets"])
+                    loss = loss / len(microbatches)
+                scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad(set_to_none=True)
+
+        train_step.__name__ = f"nanogpt_{dtype}{'_submodule' if submodule else ''}"
+        return train_step
+
+    rows = []
+    for dtype in ("float32", "bfloat16", "float16"):
+        for submodule in (False, True):
+            model = (Holder() if submodule else nanogpt.small_gpt()).to(device)
+            forward = (lambda m, b: m.gpt(b["idx"], b["targets"])) if submodule else None
+            report = gastudy.check_loop(step(dtype, submodule), model, blocks(), forward=forward,
+                                        **nanogpt.CHECK_ARGS)
+            rows.append({"loop": f"nanoGPT {dtype}{' via model.gpt' if submodule else ''}", "passed": report.passed,
+                         "precision": report.precision, "rel_error": report.rel_error, "tolerance": report.tolerance})
+    try:
+        from accelerate import Accelerator
+        from accelerate.state import AcceleratorState, GradientState
+    except ImportError:
+        Accelerator = None
+    if Accelerator is not None:
+        from gastudy.course.bridge import tiny_causal_lm
+
+        vocab = tiny_causal_lm(hidden=16).config.vocab_size  # fixed-length blocks: the model's mean ÷ A is exact
+        batches = [{"input_ids": b["idx"], "attention_mask": torch.ones_like(b["idx"]), "labels": b["idx"]}
+                   for b in nanogpt.fixed_blocks(4, 2, 16, vocab)]
+        for mixed in ("bf16", "fp16"):
+            def accelerate_step(model, optimizer, microbatches, mixed=mixed):
+                AcceleratorState._reset_state(reset_partial_state=True)
+                GradientState._reset_state()
+                accelerator = Accelerator(cpu=not device.startswith("cuda"), mixed_precision=mixed,
+                                          gradient_accumulation_steps=len(microbatches))
+                model, optimizer = accelerator.prepare(model, optimizer)
+                for batch in microbatches:
+                    with accelerator.accumulate(model):
+                        batch = {k: v.to(accelerator.device) for k, v in batch.items() if k != "sample_ids"}
+                        accelerator.backward(model(**batch).loss)
+                        optimizer.step()
+                        optimizer.zero_grad()
+
+            model = tiny_causal_lm(hidden=16).to(device)
+            try:
+                report = gastudy.check_loop(accelerate_step, model, batches)
+            except Exception as err:  # noqa: BLE001 - e.g. fp16 refused on this device: say so, go on
+                rows.append({"loop": f"Accelerate mixed_precision={mixed}", "error": f"{type(err).__name__}: {err}"})
+                continue
+            rows.append({"loop": f"Accelerate mixed_precision={mixed}", "passed": report.passed,
+                         "precision": report.precision, "rel_error": report.rel_error, "tolerance": report.tolerance})
+    for r in rows:
+        if "error" in r:
+            print(f"   {r['loop']:<34} {r['error']}")
+        else:
+            print(f"   {r['loop']:<34} {'passed' if r['passed'] else 'FAILED'}: judged in {r['precision']}, "
+                  f"relative error {r['rel_error']:.1e} (tolerance {r['tolerance']:.0e})")
+    wrong = [r["loop"] for r in rows if "error" not in r and not r["passed"]]
+    if wrong:
+        raise RuntimeError(f"check_loop failed right loops on {device}: {', '.join(wrong)}")
+    return {"rows": rows}
+
+
 def sharded_nccl(kw: dict, m: int) -> dict:
     """Section 9: DDP vs FSDP2 (deferred, every) on nccl, one rank per GPU (needs ≥ 2 GPUs)."""
     from gastudy.course.demos.fsdp import BACKENDS, measure_sharded_worker
@@ -287,8 +384,10 @@ def main() -> int:
     if on_gpu:
         section("9. data parallel on nccl: DDP vs FSDP2 deferred/every (A=4)", results, "sharded_nccl",
                 args.budget_s + 120, started)(lambda: sharded_nccl({**kw, "max_len": 64}, m))
+    section("10. check_loop: the precision a loop ran in, on this device", results, "checker", args.budget_s + 120,
+            started)(lambda: checker(args.device))
     if args.notebooks:
-        section("10. chapters 08, 09 and 13 under nbval (English; 08 and 09 in Turkish)", results, "notebooks",
+        section("11. chapters 08, 09 and 13 under nbval (English; 08 and 09 in Turkish)", results, "notebooks",
                 args.budget_s + 600, started)(notebooks)
     total = time.perf_counter() - started
     failed = [k for k, v in results.items() if isinstance(v, dict) and "error" in v]

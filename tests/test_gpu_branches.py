@@ -74,5 +74,9 @@ def test_the_prepared_gpu_script_dry_runs_on_the_cpu(tmp_path):
                            "1", "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = json.loads(out.read_text())
-    for key in ("gradients", "probes", "checkpointing", "timeline", "formula", "layouts", "planner", "fit"):
+    for key in ("gradients", "probes", "checkpointing", "timeline", "formula", "layouts", "planner", "fit", "checker"):
         assert key in results and "error" not in results[key], key
+    judged = {r["loop"]: r["precision"] for r in results["checker"]["rows"]}
+    assert judged["nanoGPT bfloat16 via model.gpt"] == "bf16 autocast"
+    assert judged["nanoGPT float16"] == "fp16 autocast + GradScaler"
+    assert judged["Accelerate mixed_precision=fp16"] == "float32"  # Accelerate turns fp16 off on the CPU
