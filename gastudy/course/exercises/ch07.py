@@ -18,7 +18,7 @@ def _as_int(answer: object) -> int | None:
 
 @exercise("07.1")
 def updates_in_one_epoch(answer: object) -> tuple[bool, str]:
-    """N = 1000 samples, m = 6, A = 8, D = 1, short last group kept: updates in one epoch? (MB-8)"""
+    """1000 samples, m = 6, A = 8, D = 1, short last group kept: updates in one epoch? (MB-8)"""
     expected = count_updates(1000, BatchPlan(6, 8)).updates
     value = _as_int(answer)
     if value is None:
@@ -49,7 +49,7 @@ def batchnorm_split(answer: object) -> tuple[bool, str]:
 
 @exercise("07.3")
 def epochs_for_same_updates(answer: object) -> tuple[bool, str]:
-    """10 epochs at m=8, A=4 on N=1000 (keep); at m=8, A=8, how many epochs give as many updates? (MB-8)"""
+    """10 epochs at m=8, A=4 on 1000 samples (keep); at m=8, A=8, how many epochs give as many updates? (MB-8)"""
     before = 10 * count_updates(1000, BatchPlan(8, 4)).updates
     per_epoch = count_updates(1000, BatchPlan(8, 8)).updates
     expected = before / per_epoch

@@ -8,7 +8,8 @@ about a second instead of starting new processes every time:
 - :class:`DenominatorLab`: one update with the global denominator and with the naive per-replica
   mean, both against the single-process big batch (:func:`gastudy.course.demos.ddp.compare_denominators`).
 - :class:`AllReduceLab`: gradient all-reduce calls and bytes per update with and without
-  ``no_sync`` (:func:`gastudy.course.demos.ddp.count_allreduces_worker`, counted by a DDP comm hook).
+  ``no_sync`` (:func:`gastudy.course.demos.ddp.count_allreduces_worker`, counted by a DDP comm hook);
+  :func:`bytes_per_sample` measures the bytes per sample at several A in one run.
 - :class:`DuplicatesLab`: the same samples on every replica, detected from the sample ids and
   refused (:func:`gastudy.course.demos.ddp.duplicate_samples_demo`).
 """
@@ -108,6 +109,23 @@ def count_with_and_without(replicas: int = 2, accumulation_steps: int = 4, updat
                             updates=updates)
     on, off = ranks[0]
     return AllReduceCounts(replicas, accumulation_steps, on, off)
+
+
+def bytes_per_sample(replicas: int = 2, steps: tuple[int, ...] = (1, 2, 4, 8), updates: int = 1) -> list[dict[str, Any]]:
+    """Gradient bytes handed to all-reduce per update and per sample, measured at several A, with
+    and without ``no_sync``, in one run on the warm pool of D processes (course: MB-7).
+
+    One row per ``(A, no_sync)``: rank 0's :func:`~gastudy.course.demos.ddp.count_allreduces_worker`
+    row (``bytes_per_update``, ``gradient_bytes`` G, ``micro_batch`` m …) plus ``bytes_per_sample``
+    = bytes per update ÷ (m·A). §2 derives G/(m·A) with ``no_sync`` and G/m without; these are
+    the measurements that test it at values of A the lab did not set.
+    """
+    from gastudy.course.demos.ddp import count_allreduces_worker, run_on_replicas
+
+    settings = [(A, no_sync) for A in steps for no_sync in (True, False)]
+    rows = run_on_replicas(count_allreduces_worker, replicas, settings, updates=updates)[0]
+    return [{**row, "bytes_per_sample": row["bytes_per_update"] / (row["micro_batch"] * row["accumulation_steps"])}
+            for row in rows]
 
 
 class AllReduceLab(Lab):

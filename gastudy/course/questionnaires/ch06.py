@@ -63,6 +63,13 @@ def questions() -> list[Question]:
                  t("Nothing crashes and the loss looks normal, but the update holds only m × A "
                    "distinct samples instead of m × A × D. Compare the sample ids of each "
                    "replica's group before the first backward, as the engine does.")),
+        Question(t("Two replicas hold 300 and 100 supervised items. Each divides its summed loss by "
+                   "its own count, and DDP averages the gradients. How many times more does one item "
+                   "of the second replica weigh than one of the first?"),
+                 t("3 times: with Iᵣ items on replica r, each of them weighs 1 ÷ (D·Iᵣ), so 1/200 "
+                   "against 1/600. With the global denominator every item weighs 1 ÷ N = 1/400, "
+                   "as in the big batch."),
+                 number=3),
         Question(t("What goes wrong if each replica divides its summed loss by its own supervised "
                    "items instead of the global denominator?"),
                  t("DDP then averages D local means: a mean of means, biased whenever the replicas "

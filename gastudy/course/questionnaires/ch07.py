@@ -39,12 +39,12 @@ def questions() -> list[Question]:
                           t("about 1e-16"),
                           t("about 1e-1")),
                  right=0),
-        Question(t("An epoch has N = 1000 samples, m = 8, D = 1, and the short last group is "
+        Question(t("An epoch has 1000 samples, m = 8, D = 1, and the short last group is "
                    "kept. How many updates does one epoch make with A = 16?"),
                  t("The global batch is m × A × D = 8 × 16 × 1 = 128 samples, and ceil(1000 ÷ 128) "
                    "= 8 updates, the last one short. With A = 1 the same epoch makes 125 updates."),
                  number=8),
-        Question(t("With N = 1000, m = 8 and D = 1, A = 4 makes 32 updates per epoch. You switch "
+        Question(t("With 1000 samples, m = 8 and D = 1, A = 4 makes 32 updates per epoch. You switch "
                    "to A = 8 and keep a warm-up written as 32 updates. How many epochs does the "
                    "warm-up now last?"),
                  t("With A = 8 one epoch makes ceil(1000 ÷ 64) = 16 updates, so 32 updates take 2 "
@@ -53,14 +53,27 @@ def questions() -> list[Question]:
                  number=2),
         Question(t("The same 32 samples fit in memory as one batch. Which split of one update is "
                    "usually the fastest?"),
-                 t("One real batch, m × A = 32 × 1: every microbatch pays its own kernel launches, "
-                   "its own pass over the weights and its own Python overhead. Accumulation saves "
-                   "memory, not time; 1 × 32 was measured several times slower."),
+                 t("One real batch, m × A = 32 × 1, wherever every microbatch pays a fixed cost c₀ "
+                   "(its kernel launches, its pass over the weights, its Python overhead): A "
+                   "microbatches take t(A) = A·c₀ + B·c₁. Measured here, 1 × 32 was several times "
+                   "slower. A split can win only where small microbatches compute each sample "
+                   "faster, so measure it where you train."),
                  choices=(t("1 × 32, because small microbatches use less memory"),
                           t("4 × 8, because it balances memory and speed"),
                           t("32 × 1, one real batch"),
                           t("all splits take the same time, since the samples are the same")),
                  right=2),
+        Question(t("A model has dropout 0.1, and verify_one_update fails on one accumulated update "
+                   "of it. What do you do first?"),
+                 t("Verify a copy built with dropout 0: every forward draws new masks, so the "
+                   "microbatches and the big batch drop different units and their gradients differ "
+                   "whatever the loss weighting. check_loop does it for you: it switches dropout off "
+                   "on its copies and says so in a note."),
+                 choices=(t("accept the gap: dropout makes accumulation wrong"),
+                          t("verify a copy with dropout 0"),
+                          t("divide the loss by A once more"),
+                          t("use a larger tolerance")),
+                 right=1),
         Question(t("Why does the course compare two finished runs by their metrics, and not by "
                    "their weights?"),
                  t("Accumulation adds in a different order than one big batch, so the weights "
