@@ -211,49 +211,18 @@ def fit(device: str, kw: dict, seq: int) -> dict:
 
 def checker(device: str) -> dict:
     """Section 10: the precision ``check_loop`` reads from what the loop ran, on ``device``."""
-    import contextlib
-
-    from torch import nn
-
     import gastudy
     from gastudy.course import nanogpt
-
-    class Holder(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.gpt = nanogpt.small_gpt()
 
     def blocks():
         return [{k: v.to(device) for k, v in mb.items()} for mb in nanogpt.fixed_blocks(4, 2, 64, 256)]
 
-    def step(dtype: str, submodule: bool):
-        ptdtype = {"float32": None, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
-        kind = device.split(":")[0]
-
-        def train_step(model, optimizer, microbatches):  # nanoGPT's micro-step loop, its defaults
-            ctx = contextlib.nullcontext() if ptdtype is None else torch.autocast(kind, dtype=ptdtype)
-            scaler = torch.amp.GradScaler(kind, enabled=dtype == "float16")
-            call = model.gpt if submodule else model
-            for batch in microbatches:
-                with ctx:
-                    _, loss = call(batch["idx"], batch["targets"])
-                    loss = loss / len(microbatches)
-                scaler.scale(loss).backward()
-            scaler.unscale_(optimizer)
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            scaler.step(optimizer)
-            scaler.update()
-            optimizer.zero_grad(set_to_none=True)
-
-        train_step.__name__ = f"nanogpt_{dtype}{'_submodule' if submodule else ''}"
-        return train_step
-
     rows = []
     for dtype in ("float32", "bfloat16", "float16"):
         for submodule in (False, True):
-            model = (Holder() if submodule else nanogpt.small_gpt()).to(device)
-            forward = (lambda m, b: m.gpt(b["idx"], b["targets"])) if submodule else None
-            report = gastudy.check_loop(step(dtype, submodule), model, blocks(), forward=forward,
+            model = (nanogpt.Wrapped(nanogpt.small_gpt()) if submodule else nanogpt.small_gpt()).to(device)
+            step = nanogpt.NanoGPTStep(dtype, 1.0, device.split(":")[0], submodule="gpt" if submodule else None)
+            report = gastudy.check_loop(step, model, blocks(), forward=nanogpt.through_gpt if submodule else None,
                                         **nanogpt.CHECK_ARGS)
             rows.append({"loop": f"nanoGPT {dtype}{' via model.gpt' if submodule else ''}", "passed": report.passed,
                          "precision": report.precision, "rel_error": report.rel_error, "tolerance": report.tolerance})

@@ -169,15 +169,19 @@ class NanoGPTStep:
     (nanoGPT's default is 1.0). Each microbatch is ``{"idx": X, "targets": Y}``; the number of
     microbatches is ``gradient_accumulation_steps``. On a model wrapped in DDP the gradient sync
     is switched on for the last micro-step only, through ``require_backward_grad_sync`` as
-    nanoGPT does. Returns the last microbatch's loss × A, the value nanoGPT logs. An instance of
-    a module-level class, so that worker processes can import it.
+    nanoGPT does. Returns the last microbatch's loss × A, the value nanoGPT logs. ``submodule``:
+    the attribute of the module the loop is given that holds the GPT (``"gpt"``: the loop calls
+    ``model.gpt(X, Y)``, as a loop around a wrapper does); ``None`` calls the model itself. An
+    instance of a module-level class, so that worker processes can import it.
     """
 
-    def __init__(self, dtype: str = "float32", grad_clip: float = 1.0, device_type: str = "cpu"):
+    def __init__(self, dtype: str = "float32", grad_clip: float = 1.0, device_type: str = "cpu",
+                 submodule: str | None = None):
         if dtype not in ("float32", "bfloat16", "float16"):
             raise ValueError(f"dtype must be 'float32', 'bfloat16' or 'float16', got {dtype!r}")
-        self.dtype, self.grad_clip, self.device_type = dtype, grad_clip, device_type
-        self.__name__ = f"nanogpt_train_step_{dtype}" + (f"_clip{grad_clip:g}" if grad_clip else "")
+        self.dtype, self.grad_clip, self.device_type, self.submodule = dtype, grad_clip, device_type, submodule
+        self.__name__ = (f"nanogpt_train_step_{dtype}" + (f"_clip{grad_clip:g}" if grad_clip else "")
+                         + (f"_via_{submodule}" if submodule else ""))
 
     def __call__(self, model, optimizer, microbatches):
         ptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[self.dtype]
@@ -187,11 +191,12 @@ class NanoGPTStep:
         grad_clip = self.grad_clip
         gradient_accumulation_steps = len(microbatches)
         ddp = isinstance(model, nn.parallel.DistributedDataParallel)
+        call = getattr(model, self.submodule) if self.submodule else model
         for micro_step, batch in enumerate(microbatches):
             if ddp:  # sync only on the last micro-step (what no_sync() toggles)
                 model.require_backward_grad_sync = micro_step == gradient_accumulation_steps - 1
             with ctx:
-                _, loss = model(batch["idx"], batch["targets"])
+                _, loss = call(batch["idx"], batch["targets"])
                 loss = loss / gradient_accumulation_steps
             scaler.scale(loss).backward()
         if grad_clip != 0.0:
@@ -203,7 +208,7 @@ class NanoGPTStep:
         return loss.item() * gradient_accumulation_steps
 
     def __repr__(self) -> str:
-        return f"NanoGPTStep(dtype={self.dtype!r}, grad_clip={self.grad_clip!r})"
+        return f"NanoGPTStep(dtype={self.dtype!r}, grad_clip={self.grad_clip!r}, submodule={self.submodule!r})"
 
 
 def train_step_like_nanogpt(dtype: str = "float32", grad_clip: float = 1.0,
@@ -213,6 +218,23 @@ def train_step_like_nanogpt(dtype: str = "float32", grad_clip: float = 1.0,
 
 
 # --------------------------------------------------------------------------- nanoGPT's loop with one slip
+class Wrapped(nn.Module):
+    """A module that holds a GPT as ``.gpt`` (a wrapper's shape: a value head, a compiled model's
+    ``_orig_mod``); its own forward is the GPT's."""
+
+    def __init__(self, gpt: GPT):
+        super().__init__()
+        self.gpt = gpt
+
+    def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
+        return self.gpt(idx, targets)
+
+
+def through_gpt(model: nn.Module, batch: dict[str, torch.Tensor]):
+    """How a big batch calls a :class:`Wrapped` model as a ``submodule="gpt"`` loop does."""
+    return model.gpt(batch["idx"], batch["targets"])
+
+
 class ClipEveryMicroStep(NanoGPTStep):
     """WRONG: the clip moved into the micro-step loop — it clips partial sums of the gradient."""
 
@@ -318,5 +340,5 @@ def variable_blocks(microbatches: int, micro_batch: int, block_size: int, vocab_
 
 
 __all__ = ["CHECK_ARGS", "SLIPS", "small_gpt", "ClipBeforeUnscale", "ClipEveryMicroStep", "DividedTwice", "GPT", "GPTConfig", "NanoGPTStep",
-           "ZeroGradEveryMicroStep", "configure_optimizers", "default_dtype", "fixed_blocks", "train_step_like_nanogpt",
+           "Wrapped", "ZeroGradEveryMicroStep", "through_gpt", "configure_optimizers", "default_dtype", "fixed_blocks", "train_step_like_nanogpt",
            "variable_blocks"]

@@ -39,48 +39,36 @@ CHUNK = 4  # positions per chunk of the head
 
 
 # =========================================================================== nanoGPT through a submodule
-class WithHead(nn.Module):
+class WithHead(nanogpt.Wrapped):
     """A module that holds nanoGPT's ``GPT`` as ``.gpt`` (and a small head of its own the loop does
     not train here): the loop calls ``model.gpt(X, Y)``, never ``model(...)``."""
 
     def __init__(self, seed: int = 0):
-        super().__init__()
-        self.gpt = nanogpt.small_gpt(seed)
+        super().__init__(nanogpt.small_gpt(seed))
         self.value = nn.Linear(64, 1)
 
-    def forward(self, idx, targets=None):  # what a reference call of the whole module gives
-        return self.gpt(idx, targets)
+
+# nanoGPT's micro-step loop with bf16 autocast (its dtype default where supported), grad_clip 1.0, a
+# disabled scaler, calling model.gpt (gastudy.course.nanogpt.NanoGPTStep)
+nanogpt_submodule_step = nanogpt.NanoGPTStep("bfloat16", 1.0, submodule="gpt")
+gpt_forward = nanogpt.through_gpt
 
 
-def nanogpt_submodule_step(model, optimizer, microbatches, divide_twice: bool = False):
-    """nanoGPT's micro-step loop with ``ctx = torch.autocast("cpu", dtype=torch.bfloat16)`` (its
-    ``dtype = 'bfloat16'`` default where supported), ``grad_clip = 1.0``, a disabled scaler
-    (bf16), calling ``model.gpt``. ``divide_twice``: the slip, ``loss / A`` once more."""
-    ctx = torch.autocast("cpu", dtype=torch.bfloat16)
-    scaler = torch.amp.GradScaler("cpu", enabled=False)
-    gradient_accumulation_steps = len(microbatches)
-    for batch in microbatches:
-        with ctx:
-            _, loss = model.gpt(batch["idx"], batch["targets"])
-            loss = loss / gradient_accumulation_steps
-            if divide_twice:
-                loss = loss / gradient_accumulation_steps
-        scaler.scale(loss).backward()
-    scaler.unscale_(optimizer)
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    scaler.step(optimizer)
-    scaler.update()
-    optimizer.zero_grad(set_to_none=True)
+class _DividedTwiceThroughGPT(nanogpt.NanoGPTStep):
+    """The slip: nanoGPT's ``loss / gradient_accumulation_steps`` applied twice, through ``model.gpt``."""
+
+    def __call__(self, model, optimizer, microbatches):
+        for batch in microbatches:
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                _, loss = model.gpt(batch["idx"], batch["targets"])
+                loss = loss / len(microbatches) / len(microbatches)
+            loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
 
 
-def nanogpt_submodule_divided_twice(model, optimizer, microbatches):
-    """The slip: nanoGPT's ``loss / gradient_accumulation_steps`` applied twice."""
-    nanogpt_submodule_step(model, optimizer, microbatches, divide_twice=True)
-
-
-def gpt_forward(model, batch):
-    """How the big batch calls the model: ``model.gpt(idx, targets)`` as the loop does."""
-    return model.gpt(batch["idx"], batch["targets"])
+nanogpt_submodule_divided_twice = _DividedTwiceThroughGPT("bfloat16")
 
 
 # =========================================================================== backbone + chunked head
