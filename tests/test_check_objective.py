@@ -184,6 +184,20 @@ def test_bad_objectives_are_refused_before_anything_runs():
         check_loop(token_mean, tiny_gpt(), split(4, 2), objective="mean")
     with pytest.raises(TypeError, match="objective must be None"):
         as_objective(3)
+    for bad in (0, -1, "10", True, float("nan")):
+        with pytest.raises(ValueError, match="timeout_s must be a positive number of seconds"):
+            check_loop(token_mean, tiny_gpt(), split(4, 2), timeout_s=bad)
+
+
+def test_check_trainer_refuses_an_objective_it_cannot_take():
+    pytest.importorskip("transformers")
+    from gastudy.hf import check_trainer
+    from tests.corpus import families as fm
+
+    with pytest.raises(ValueError, match="pass it to the Trainer as compute_loss_func"):
+        check_trainer(fm.trainer("sequence classification"), objective=smoothed)
+    with pytest.raises(ValueError, match="unknown objective 'mean'"):
+        check_trainer(fm.trainer("sequence classification"), objective="mean")
 
 
 # --------------------------------------------------------------------------- a constant ÷ A on a short group

@@ -218,6 +218,9 @@ def check_loop(train_step: TrainStep, model: nn.Module, microbatches: Iterable[M
     if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 1:
         raise ValueError(f"replicas must be a positive int (the number of processes), got {replicas!r}")
     goal = as_objective(objective)
+    if timeout_s is not None and (isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float))
+                                  or not timeout_s > 0):
+        raise ValueError(f"timeout_s must be a positive number of seconds (math.inf for none), got {timeout_s!r}")
     if replicas > 1 and isinstance(microbatches, Sequence) and microbatches and all(
             isinstance(part, Sequence) and not isinstance(part, Mapping) for part in microbatches):
         if len(microbatches) != replicas or len({len(part) for part in microbatches}) != 1:
