@@ -26,13 +26,13 @@ def layers_for_n3(answer: object) -> tuple[bool, str]:
     if list(answer) == [k - 1 for k in expected]:
         return False, t("those are 0-based indices; the course numbers layers from 1 (L1 … L12).")
     if list(answer) == list(range(3, 13, 3)):
-        return False, t("the first layer is always checkpointed; then every n-th after it.")
+        return False, t("the first layer is always checkpointed; then every third after it.")
     return False, t("{answer} is not it; try layer_selection(12, 3)", answer=list(answer))
 
 
 @exercise("08.2")
 def formula_prediction(answer: object) -> tuple[bool, str]:
-    """layers × m × T × hidden × bytes for n=2 on 4 layers, m=8, T=64, hidden=128, float32 (CK-4)."""
+    """layers × m × T × hidden × bytes for every_n_layers=2 on 4 layers, m=8, T=64, hidden=128, float32 (CK-4)."""
     from gastudy.course.labs.checkpoint_lab import model_kwargs
     from gastudy.memory.saved import formula_check
 
@@ -46,7 +46,7 @@ def formula_prediction(answer: object) -> tuple[bool, str]:
     if answer == f.measured_bytes:
         return False, t("that is the measurement including the mask; the question asks for the formula alone.")
     if answer == 4 * 8 * 64 * 128 * 4:
-        return False, t("n = 2 checkpoints only some of the 4 layers: which ones?")
+        return False, t("every_n_layers = 2 checkpoints only some of the 4 layers: which ones?")
     return False, t("{answer:,} is not the formula's value; count the checkpointed layers first.", answer=answer)
 
 

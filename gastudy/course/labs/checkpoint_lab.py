@@ -6,21 +6,29 @@ The labs of ``notebooks/08_checkpointing.ipynb``:
   length, with and without checkpointing (:func:`gastudy.memory.saved.saved_bytes`).
 - :class:`LayerDiagramLab` (CK-3): which layers ``every_n_layers=n`` checkpoints, drawn, with
   each layer's saved bytes measured.
-- :class:`TradeoffLab` (CK-2, CK-3): time per update against saved bytes for n = off, 1…4
-  (:func:`gastudy.memory.timing.compare_checkpointing`).
+- :class:`TradeoffLab` (CK-2, CK-3): time per update against saved bytes for every_n_layers = off,
+  1…4 (:func:`gastudy.memory.timing.compare_checkpointing`), and the cost of checkpointing every
+  layer in CPU seconds (:func:`cpu_seconds`), which a busy machine barely disturbs.
 - :class:`CombineLab` (CK-2): none / checkpointing / accumulation / both at one effective batch.
 - :class:`FormulaLab` (CK-4): layers × sequence × hidden × bytes against the measured bytes
   (:func:`gastudy.memory.saved.formula_check`).
 - :class:`OffloadLab` (CK-4): offload measured on a GPU; on a CPU, shown to have nothing to move.
+- :func:`compare_switches` (CK-3): Transformers' ``activation_checkpointing_enable(every_n_layers=…)``
+  against gastudy's on one model, on GPT-2 and on :func:`older_style_lm`, a model with a module that
+  checkpoints by its own ``gradient_checkpointing`` flag.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
+from torch import nn
 
-from gastudy.core.checkpointing import checkpointing, layer_selection
+from gastudy.core.checkpointing import checkpointed_layers, checkpointing, layer_selection
+from gastudy.core.loss import summed_loss
 from gastudy.course.i18n import t
 from gastudy.course.labs.experiment import devices, steady_timing, timing_progress
 from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
@@ -166,7 +174,7 @@ class LayerDiagramLab(Lab):
 
     def __init__(self, every_n_layers: int = 2, layers: int = 6):
         self.title = t("CK-3 · every_n_layers: the first layer and every n-th after it")
-        super().__init__(every_n_layers=int_slider(every_n_layers, 1, 4, "n"),
+        super().__init__(every_n_layers=int_slider(every_n_layers, 1, 4, "every_n_layers"),
                          layers=int_slider(layers, 2, 12, t("layers")))
 
     def compute(self, every_n_layers: int, layers: int) -> LayerChoice:
@@ -195,36 +203,97 @@ SETTINGS = (None, 1, 2, 3, 4)
 
 
 def setting_name(n: int | None) -> str:
-    """``"off"`` (in the course language) or ``"n=2"``: how the labs label a checkpointing
-    setting. Course: CK-2, CK-3."""
-    return t("off") if n is None else f"n={n}"
+    """``"off"`` (in the course language) or ``"every_n_layers=2"``: how the labs label a
+    checkpointing setting. Course: CK-2, CK-3."""
+    return t("off") if n is None else f"every_n_layers={n}"
+
+
+@dataclass
+class Tradeoff:
+    """What :class:`TradeoffLab` measures (CK-2, CK-3). Iterating over it gives ``runs``.
+
+    ``runs``: one :class:`~gastudy.memory.timing.RunTiming` per setting of :data:`SETTINGS` (wall
+    seconds per update, interleaved; exact saved bytes; peak). ``cpu_s``: every_n_layers (``None``
+    = off) → this process's CPU seconds of each interleaved forward + backward
+    (:func:`cpu_seconds`), for off and every layer; ``None`` on a GPU, where the work is not the CPU's.
+    """
+
+    runs: list[RunTiming]
+    cpu_s: dict[int | None, list[float]] | None
+
+    def __iter__(self):
+        return iter(self.runs)
+
+    @property
+    def wall_ratio(self) -> float:
+        """Best wall seconds of an update with every layer checkpointed ÷ with none."""
+        best = {r.every_n_layers: min(r.timing.times_s) for r in self.runs}
+        return best[1] / best[None]
+
+    @property
+    def cpu_ratio(self) -> float | None:
+        """Best CPU seconds of a forward + backward with every layer checkpointed ÷ with none
+        (``None`` on a GPU)."""
+        return None if self.cpu_s is None else min(self.cpu_s[1]) / min(self.cpu_s[None])
+
+
+def cpu_seconds(settings: Sequence[int | None] = (None, 1), micro_batch: int = 8, seq_len: int = 64,
+                sizes: Mapping[str, int] | None = None, rounds: int = 3) -> dict[int | None, list[float]]:
+    """CPU seconds (``time.process_time``: this process's work, not the time other programs hold
+    the cores) of one forward + backward of tiny-gpt on the CPU, for each every_n_layers of
+    ``settings`` (``None`` = off): one untimed call each, then ``rounds`` rounds that call every
+    setting in turn. ``sizes``: tiny-gpt's sizes (default: :func:`model_kwargs` ``(128, 8)``, the
+    lab's 8 layers). Course: CK-2 (the two-sided check of chapter 08 §3)."""
+    net = build_for_measurement("tiny-gpt", model_kwargs=dict(sizes) if sizes else model_kwargs(128, 8))
+    batch = synthetic_microbatches(net, micro_batch, 1, seq_len)[0]
+
+    def step(n: int | None) -> float:
+        start = time.process_time()
+        with checkpointing(net, n):
+            summed_loss(net(batch["input_ids"]), batch)[0].backward()
+        net.zero_grad(set_to_none=True)
+        return time.process_time() - start
+
+    for n in settings:
+        step(n)
+    times: dict[int | None, list[float]] = {n: [] for n in settings}
+    for _ in range(rounds):
+        for n in settings:
+            times[n].append(step(n))
+    return times
 
 
 class TradeoffLab(Lab):
-    """Time per update against saved bytes for checkpointing off and every n = 1…4 (CK-2, CK-3)."""
+    """Time per update against saved bytes for checkpointing off and every_n_layers = 1…4 (CK-2, CK-3)."""
 
     def __init__(self, micro_batch: int = 8, seq_len: int = 64, repeats: int = 3):
         import ipywidgets as w
 
-        self.title = t("CK-2, CK-3 · Memory against time as n grows: fewer checkpoints, more memory, less recomputation")
+        self.title = t("CK-2, CK-3 · Memory against time as every_n_layers grows: fewer checkpoints, more memory, "
+                       "less recomputation")
         super().__init__(micro_batch=int_slider(micro_batch, 1, 16, "m"),
                          seq_len=w.Dropdown(options=[32, 64, 128], value=seq_len, description=t("sequence")),
                          repeats=int_slider(repeats, 2, 5, t("repeats")),
                          device=w.Dropdown(options=devices(), value=devices()[-1], description=t("device")))
 
-    def compute(self, micro_batch: int, seq_len: int, repeats: int, device: str) -> list[RunTiming]:
+    def compute(self, micro_batch: int, seq_len: int, repeats: int, device: str) -> Tradeoff:
         with steady_timing(device):
-            return compare_checkpointing(SETTINGS, micro_batch=micro_batch, accumulation_steps=1, seq_len=seq_len,
+            runs = compare_checkpointing(SETTINGS, micro_batch=micro_batch, accumulation_steps=1, seq_len=seq_len,
                                          model_kwargs=model_kwargs(128, 8), repeats=repeats, device=device,
                                          progress=timing_progress(self))
+            on_cpu = torch.device(device).type == "cpu"
+            cpu = cpu_seconds((None, 1), micro_batch, seq_len, model_kwargs(128, 8), repeats) if on_cpu else None
+        return Tradeoff(runs, cpu)
 
-    def render(self, result: list[RunTiming]) -> None:
+    def render(self, result: Tradeoff | Sequence[RunTiming]) -> None:
+        if not isinstance(result, Tradeoff):  # runs measured elsewhere, without the CPU seconds
+            result = Tradeoff(list(result), None)
         fig, ax = subplots(figsize=(6.5, 3.5))
         for r in result:
             ms = min(r.timing.times_s) * 1000
             ax.scatter(r.saved_bytes / MIB, ms, s=60, color="C7" if r.every_n_layers is None else "C3")
             ax.annotate(setting_name(r.every_n_layers), (r.saved_bytes / MIB, ms), textcoords="offset points",
-                        xytext=(6, 4))
+                        xytext=(6, 4), fontsize=8)
         ax.set_xlabel(t("MiB kept for backward (one microbatch)"))
         ax.set_ylabel(t("ms per update (best repeat)"))
         ax.set_title(t("the trade-off curve: lower-left is better"))
@@ -232,6 +301,9 @@ class TradeoffLab(Lab):
         show_table([{"checkpointing": setting_name(r.every_n_layers), "saved": format_bytes(r.saved_bytes),
                      "peak": format_bytes(r.peak_bytes), "best ms": min(r.timing.times_s) * 1000,
                      "median ms": r.timing.median_s * 1000} for r in result], headers=timing_headers())
+        if result.cpu_ratio is not None:
+            say(t("Checkpointing every layer: {wall:.2f}× the wall time of none (best repeat), {cpu:.2f}× its CPU "
+                  "seconds (forward + backward).", wall=result.wall_ratio, cpu=result.cpu_ratio))
 
 
 def timing_headers() -> dict[str, str]:
@@ -299,7 +371,7 @@ class FormulaLab(Lab):
         import ipywidgets as w
 
         self.title = t("CK-4 · What a checkpointed layer still keeps: the formula against the measurement")
-        super().__init__(every_n_layers=int_slider(1, 1, 4, "n"),
+        super().__init__(every_n_layers=int_slider(1, 1, 4, "every_n_layers"),
                          micro_batch=int_slider(4, 1, 16, "m"),
                          seq_len=w.Dropdown(options=[16, 32, 64, 128], value=seq_len, description=t("sequence")),
                          hidden=w.Dropdown(options=[64, 128, 256], value=hidden, description=t("hidden")))
@@ -466,12 +538,15 @@ def sequence_terms(by_sequence: dict[int, tuple[int, int]], column: int = 0) -> 
 def attention_saved_bytes(seq_len: int, causal: bool, micro_batch: int = 2, heads: int = 4, head_dim: int = 16,
                           device: str = "cpu") -> int:
     """Bytes one ``torch.nn.functional.scaled_dot_product_attention`` call keeps for backward
-    beyond its query, key and value (each storage once), at sequence length ``seq_len`` (CK-1).
+    beyond its query, key and value (each storage once), at sequence length ``seq_len`` (CK-1),
+    with the backend PyTorch picks on ``device``.
 
     ``causal=False`` passes an explicit causal mask, as tiny-gpt does
     (:func:`gastudy.course.models.causal_mask`, m × 1 × T × T); ``causal=True`` passes no mask and
-    ``is_causal=True``, which lets PyTorch use a fused (flash / memory-efficient) kernel that keeps
-    no T × T tensor. Which kernel runs is PyTorch's choice on ``device``: measure, do not assume.
+    ``is_causal=True``. Neither flag decides whether a T × T tensor is kept: the backend does (the
+    math backend keeps the m × heads × T × T probabilities, a fused flash or memory-efficient
+    kernel does not). Chapter 08 measures each backend by hand (its cell ``nb08-sdpa``); this
+    function serves the editions' chapter 08 until they are regenerated from the English one.
     """
     import torch.nn.functional as F  # noqa: N812 - PyTorch's own spelling
 
@@ -495,3 +570,81 @@ def attention_saved_bytes(seq_len: int, causal: bool, micro_batch: int = 2, head
         else:
             F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask(positions))
     return sum(kept.values())
+
+
+# ----------------------------------------------------------------------------- CK-3 in Transformers
+class OlderStyleStack(nn.Module):
+    """A module in the style Hugging Face models were written in before ``GradientCheckpointingLayer``
+    (and many models on the Hub, loaded with ``trust_remote_code``, still are): it carries its own
+    ``gradient_checkpointing`` flag and, while the flag is on and it trains, runs each of its
+    residual MLP layers through ``self._gradient_checkpointing_func`` (which Transformers sets).
+    It is not a counted block. Course: CK-3."""
+
+    def __init__(self, hidden: int, layers: int = 2):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Sequential(nn.Linear(hidden, 4 * hidden), nn.GELU(), nn.Linear(4 * hidden, hidden))
+                                    for _ in range(layers))
+        self.gradient_checkpointing = False
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            if self.gradient_checkpointing and self.training:
+                x = x + self._gradient_checkpointing_func(layer.__call__, x)
+            else:
+                x = x + layer(x)
+        return x
+
+
+def older_style_lm(layers: int = 6, seed: int = 0) -> nn.Module:
+    """The course's tiny GPT-2 (:func:`gastudy.course.bridge.tiny_causal_lm`, ``layers`` counted
+    blocks) with an :class:`OlderStyleStack` after its token embedding (``transformer.wte`` becomes
+    the embedding followed by the stack; the output head stays tied to the embedding's weight).
+    Needs the ``hf`` extra. Course: CK-3."""
+    from gastudy.course.bridge import tiny_causal_lm
+
+    model = tiny_causal_lm(seed=seed, layers=layers)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed + 1)
+        stack = OlderStyleStack(model.config.n_embd)
+    model.transformer.wte = nn.Sequential(model.transformer.wte, stack)
+    return model.train()
+
+
+@dataclass
+class SwitchRow:
+    """One every_n_layers on one model, switched by Transformers and by gastudy (CK-3): the 1-based
+    counted blocks each checkpoints (``hf_layers``, ``layers``), the other modules with a
+    ``gradient_checkpointing`` flag that are on (``hf_flagged_on``, ``flagged_on``, by name), and
+    the bytes one forward keeps for backward (``hf_kept``, ``kept``)."""
+
+    every_n_layers: int
+    hf_layers: list[int]
+    hf_flagged_on: list[str]
+    hf_kept: int
+    layers: list[int]
+    flagged_on: list[str]
+    kept: int
+
+
+def compare_switches(model: nn.Module, batch: Mapping[str, torch.Tensor],
+                     settings: Sequence[int] = (1, 2, 3)) -> list[SwitchRow]:
+    """For each every_n_layers of ``settings``: Transformers'
+    ``model.activation_checkpointing_enable(every_n_layers=n)``, then gastudy's
+    ``checkpointing(model, n)``, on the same model and ``batch``, each switched off again after it
+    is measured. Needs the ``hf`` extra (a ``transformers.PreTrainedModel``). Course: CK-3."""
+    from transformers.modeling_layers import GradientCheckpointingLayer
+
+    flagged = [name for name, module in model.named_modules()
+               if hasattr(module, "gradient_checkpointing") and not isinstance(module, GradientCheckpointingLayer)]
+
+    def flagged_on() -> list[str]:
+        return [name for name in flagged if model.get_submodule(name).gradient_checkpointing]
+
+    rows = []
+    for n in settings:
+        model.activation_checkpointing_enable(every_n_layers=n)
+        hf = checkpointed_layers(model), flagged_on(), saved_bytes(model, batch).total
+        model.activation_checkpointing_disable()
+        with checkpointing(model, every_n_layers=n) as state:
+            rows.append(SwitchRow(n, *hf, state.layers, flagged_on(), saved_bytes(model, batch).total))
+    return rows

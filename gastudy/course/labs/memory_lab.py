@@ -181,10 +181,10 @@ class PlannerLab(Lab):
                  optimizer: str = "adamw"):
         import ipywidgets as w
 
-        self.title = t("MB-9 · The planner: the largest m whose measured peak fits, with A = target ÷ (m × D)")
+        self.title = t("MB-9 · The planner: the largest m whose measured peak fits, with A = B ÷ (m × D)")
         super().__init__(
             budget_mib=int_slider(budget_mib, 4, 400, t("budget MiB"), step=2),
-            target=w.Dropdown(options=[8, 16, 32], value=target, description=t("m×A target")),
+            target=w.Dropdown(options=[8, 16, 32], value=target, description=t("B, samples per update")),
             hidden=w.Dropdown(options=[64, 128, 256, 384], value=hidden, description=t("hidden")),
             seq_len=w.Dropdown(options=[8, 16, 32, 64], value=seq_len, description=t("sequence")),
             optimizer=w.Dropdown(options=OPTIMIZERS, value=optimizer, description=t("optimizer")),

@@ -41,14 +41,14 @@ def questions() -> list[Question]:
                  t("The tensor holds 200 × 4 = 800 bytes, and the next multiple of 512 is 1024. "
                    "The count is exact about blocks, not about the tensors' own sizes."),
                  number=1024),
-        Question(t("How many microbatch sizes m does the planner measure for a target effective "
-                   "batch of 16 on D = 1?"),
-                 t("Every divisor of 16 ÷ D = 16 keeps m × A × D on target exactly: 1, 2, 4, 8 and "
+        Question(t("How many microbatch sizes m does the planner measure for B = 16 samples per "
+                   "update on D = 1?"),
+                 t("Every divisor of B ÷ D = 16 keeps m × A × D = B exactly: 1, 2, 4, 8 and "
                    "16, so 5 candidates."),
                  number=5),
-        Question(t("The target is m × A × D = 32 on D = 2 replicas, and the planner picks m = 4. "
-                   "What is A?"),
-                 t("A = target ÷ (m × D) = 32 ÷ (4 × 2) = 4. Shrinking m raises A, so the "
+        Question(t("The target is B = m × A × D = 32 on D = 2 replicas, and the planner picks "
+                   "m = 4. What is A?"),
+                 t("A = B ÷ (m × D) = 32 ÷ (4 × 2) = 4. Shrinking m raises A, so the "
                    "effective batch stays on target."),
                  number=4),
         Question(t("Weights, gradients and AdamW's state alone exceed the memory budget. What can "
