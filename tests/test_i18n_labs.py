@@ -130,7 +130,7 @@ def _labs_06_09() -> dict:
     }
 
 
-SYMBOLS = {"m", "A", "D", "n"}  # control labels that are the course's symbols in every language
+SYMBOLS = {"m", "A", "D", "n", "every_n_layers"}  # control labels that are the course's symbols (or the API's argument) in every language
 
 
 def _assert_built_in(lab, code: str, printed: str) -> None:
