@@ -6,11 +6,23 @@ The lab and helpers of ``notebooks/13_make_it_fit.ipynb``:
   solved for m (the derivation; an upper bound, since the backward's temporaries are left out);
 - :class:`FitLab`: :func:`gastudy.memory.fit.fit_to_budget` on tiny-gpt with a budget, a target,
   the smallest useful m and the precisions accepted; a bar per measurement against the budget;
-- :func:`fit_verdict`, :func:`setting_label`: the library's decision in the course language.
+- :func:`fit_verdict`, :func:`setting_label`: the library's decision in the course language;
+- the closing step back to the configuration and the experiment budget: :data:`KEEP_FIXED` (what
+  trials of one campaign must share), :func:`what_changed` between two run records,
+  :func:`weight_gap` between two trained models and :func:`show_trials`, one row per trial.
+
+The budget is written as a word ("budget"), never as B: in the course's notation B = m·A·D is the
+number of samples of one update.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from torch import nn
+
+from gastudy.core.record import RunRecord
 from gastudy.course.i18n import t
 from gastudy.course.labs.experiment import devices
 from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
@@ -28,7 +40,8 @@ def budget_bound(parameters: int, per_sample_bytes: int, budget_bytes: int, byte
     """The largest m the budget inequality allows (0 when the fixed part alone is over it):
 
     ``parameters × (bytes_per_value [weights] + bytes_per_value [gradients] + optimizer_state_bytes)
-    + m × per_sample_bytes ≤ budget_bytes``.
+    + m × per_sample_bytes ≤ budget_bytes`` — with P parameters and a bytes kept per sample, the
+    chapter's 16 P + m·a ≤ budget.
 
     An upper bound: the measured peak also holds the backward's temporaries, which the
     inequality leaves out. Raises ``ValueError`` for a count or size < 1. Course: chapter 13.
@@ -124,3 +137,50 @@ class FitLab(Lab):
                    units={"peak": "MiB"}, headers={"setting": t("setting"), "peak": t("peak"), "fits": t("fits")},
                    highlight=[i for i, (s, c) in enumerate(rows) if (s, c.micro_batch) == chosen], max_rows=None)
         say(fit_verdict(result))
+
+
+# ----------------------------------------------------------------------------- back to the configuration
+KEEP_FIXED = ("model", "effective_batch", "replicas", "samples", "supervised_tokens", "updates_applied",
+              "scheduler_steps", "precision", "normalization", "last_group_policy", "seed")
+"""The run-record fields every trial of one campaign must share (MB-8, MB-10): the samples per
+update B = m·A·D, and with it the updates and scheduler steps per epoch, the data (samples,
+supervised tokens, seed), the precision, the normalization and the last-group policy. m and A may
+differ between trials when B does not: that is the change a budget asks for."""
+
+
+def what_changed(first: RunRecord, other: RunRecord) -> list[str]:
+    """The fields of :data:`KEEP_FIXED` whose values differ between two run records, in that order
+    (an empty list: the two trials are one experiment, as far as the record can tell). Chapter 13."""
+    return [name for name in KEEP_FIXED if getattr(first, name) != getattr(other, name)]
+
+
+def weight_gap(first: nn.Module, other: nn.Module) -> float:
+    """‖w − w′‖₂ ÷ ‖w‖₂ over all parameters of two models of the same architecture (float64),
+    the relative gap of chapter 01 applied to trained weights. Raises ``ValueError`` when their
+    parameter names differ. Chapter 13."""
+    import torch
+
+    a, b = dict(first.named_parameters()), dict(other.named_parameters())
+    if a.keys() != b.keys():
+        raise ValueError("the two models have different parameters: compare two trials of one architecture")
+    diff = torch.cat([(a[n].detach().double() - b[n].detach().double()).flatten() for n in a])
+    ref = torch.cat([a[n].detach().double().flatten() for n in a])
+    return float(diff.norm() / ref.norm())
+
+
+def show_trials(runs: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per trial (``label → TrainRun``): m, A, B, updates, the fields of :data:`KEEP_FIXED`
+    changed against the first trial, the weight gap to it, and the seconds the run took; shown as
+    a table and returned. Chapter 13."""
+    (_, first), rows = next(iter(runs.items())), []
+    for label, run in runs.items():
+        rec = run.record
+        rows.append({"trial": label, "m": rec.micro_batch, "A": rec.accumulation_steps, "B": rec.effective_batch,
+                     "updates": rec.updates_applied, "changed": ", ".join(what_changed(first.record, rec)) or "—",
+                     "weight gap": weight_gap(first.model, run.model), "seconds": rec.seconds or 0.0})
+    show_table(rows, units={"seconds": "s"}, headers={"trial": t("trial"), "updates": t("updates"),
+                                                      "changed": t("changed from the first"),
+                                                      "weight gap": t("weight gap to the first"),
+                                                      "seconds": t("time")},
+               english=["changed"], max_rows=None)
+    return rows

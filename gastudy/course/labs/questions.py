@@ -105,27 +105,39 @@ def _divide_by_a() -> tuple[str, Evidence]:
 
 
 def _faster() -> tuple[str, Evidence]:
-    """The same 16 samples three ways, timed interleaved (one CPU thread): one batch of 16 (m × A =
-    16 × 1), 16 microbatches of 1 accumulated into one update (1 × 16), and 16 updates of 1 sample
-    each (m = 1 without accumulation). Speeds are compared round by round (the median over the
-    rounds of the ratio of two times measured in the same round)."""
+    """Accumulation against a batch that fits, and against the same m without accumulation, timed
+    interleaved on one CPU thread. Each time is the CPU time of the thread doing the work
+    (``time.thread_time``: what other programs on a shared machine do is not counted), and each
+    ratio is the median over the rounds of two times measured in the same round.
+
+    - ``ratio``: one batch of 16 (m × A = 16 × 1) against 16 microbatches of 1 accumulated into
+      one update (1 × 16), the same samples: speed of the accumulated update ÷ the batch's.
+    - ``amortized``: 16 updates of 1 sample (m = 1 without accumulation) ÷ the accumulated update's
+      time — the per-update work (optimizer step, zero_grad) not done 15 times, which on this tiny
+      model is a sizeable share of a 1-sample microbatch (``update_share``, t_u ÷ t_fb).
+    - ``amortized_large``: the same comparison where a microbatch's forward and backward outweighs
+      the per-update work (m = 32, A = 2 against 2 updates of 32). T_without ÷ T_with < 1 + t_u ÷
+      t_fb, so the saving shrinks as the microbatch's compute grows (``update_share_large``, a
+      noisy estimate with A = 2); on a real model, whose microbatch is many long sequences, it is a
+      small fraction.
+    """
     import statistics
+    import time
 
     from gastudy.core.counting import task_of_batch
     from gastudy.core.engine import Accumulator
     from gastudy.core.groups import build_group
     from gastudy.course.labs.experiment import steady_timing
-    from gastudy.memory.timing import time_updates
     from gastudy.memory.workload import (
         build_for_measurement,
         make_optimizer,
         synthetic_microbatches,
     )
 
-    kwargs, n = {"hidden": 64, "layers": 2, "heads": 2}, 16
+    kwargs = {"hidden": 64, "layers": 2, "heads": 2}
 
-    def run(m: int, accumulation_steps: int) -> tuple[Callable[[], None], int]:
-        """One pass over the n samples in microbatches of m, A per update, on a fresh model; the
+    def run(m: int, accumulation_steps: int, n: int) -> tuple[Callable[[], None], int]:
+        """One pass over n samples in microbatches of m, A per update, on a fresh model; the
         optimizer steps one pass makes, counted by the engine on a first, untimed pass."""
         net = build_for_measurement("tiny-gpt", "cpu", 0, kwargs)
         mbs = synthetic_microbatches(net, m, n // m, 16, 0)  # the same n samples for any m
@@ -141,36 +153,61 @@ def _faster() -> tuple[str, Evidence]:
         one_pass()  # creates AdamW's state, and counts
         return one_pass, engine.counters.updates_applied
 
+    n, large, a_large = 16, 32, 2
     with steady_timing("cpu"):
-        configs = {"big": run(n, 1), "accumulated": run(1, n), "stepped": run(1, 1)}
-        timings = dict(zip(configs, time_updates([fn for fn, _ in configs.values()], warmup=0, repeats=5)))
+        configs = {"big": run(n, 1, n), "accumulated": run(1, n, n), "stepped": run(1, 1, n),
+                   "large accumulated": run(large, a_large, large * a_large),
+                   "large stepped": run(large, 1, large * a_large)}
+        times: dict[str, list[float]] = {name: [] for name in configs}
+        for _ in range(5):  # rounds: every configuration once in turn, so a busy spell hits them alike
+            for name, (one_pass, _) in configs.items():
+                start = time.thread_time()
+                one_pass()
+                times[name].append(time.thread_time() - start)
     steps = {name: count for name, (_, count) in configs.items()}
 
     def per_round(slow: str, fast: str) -> float:
-        return statistics.median(a / b for a, b in zip(timings[slow].times_s, timings[fast].times_s))
+        return statistics.median(a / b for a, b in zip(times[slow], times[fast]))
+
+    def update_share(accumulated: str, stepped: str, accumulation_steps: int) -> float:
+        """t_u ÷ t_fb from the two times: T_with = A·t_fb + t_u, T_without = A·(t_fb + t_u)."""
+        with_, without = statistics.median(times[accumulated]), statistics.median(times[stepped])
+        t_u = (without - with_) / (accumulation_steps - 1)
+        return t_u / ((with_ - t_u) / accumulation_steps)
 
     ratio, amortized = per_round("big", "accumulated"), per_round("stepped", "accumulated")
-    best = {name: n / min(timing.times_s) for name, timing in timings.items()}
-    text = t("Not faster than one real batch that fits. The same {n} samples ran at {big:.0f} samples/s as one batch "
+    amortized_large = per_round("large stepped", "large accumulated")
+    share = update_share("accumulated", "stepped", n)
+    share_large = update_share("large accumulated", "large stepped", a_large)
+    best = {name: n / min(times[name]) for name in ("big", "accumulated", "stepped")}
+    text = t("No: accumulation buys memory, not speed. The same {n} samples ran at {big:.0f} samples/s as one batch "
              "(m × A = {n} × 1) and at {acc:.0f} samples/s as {n} microbatches of 1 accumulated into one update "
-             "(1 × {n}): {ratio:.2f}× on this machine, because every microbatch pays its own overhead. Against the same "
-             "microbatch without accumulation it does save work: {n} updates of 1 sample made {stepped_steps} "
-             "optimizer steps and took {amortized:.2f}× the time of the accumulated update, which made "
-             "{accumulated_steps} (on several devices, no_sync also makes one gradient all-reduce per update "
-             "instead of A: chapter 06). Accumulation buys memory, not speed over a batch that fits: use it when "
-             "the batch you want does not fit.", n=n, big=best['big'], acc=best['accumulated'],
-             ratio=ratio, stepped_steps=steps["stepped"], amortized=amortized,
-             accumulated_steps=steps["accumulated"])
+             "(1 × {n}): {ratio:.2f}× (CPU time of the one thread doing the work), because every microbatch pays "
+             "its own overhead. Against the same microbatch without accumulation it only saves updates: {n} "
+             "updates of 1 sample ({stepped_steps} optimizer steps) took {amortized:.2f}× the time of the "
+             "accumulated update ({accumulated_steps} step), because on this tiny model one update's own work "
+             "(optimizer step, zero_grad) costs {share:.0%} of a 1-sample microbatch's forward and backward. Where "
+             "a microbatch's compute outweighs that work — m = {large}, A = {a_large}, against {a_large} updates of "
+             "{large} — the same comparison gives {amortized_large:.2f}×, and on a real model with long sequences "
+             "the saving is a small fraction. And fewer, larger updates are another training, not the same one "
+             "sooner (chapter 07); on several devices no_sync also makes one all-reduce per update instead of A "
+             "(chapter 06). Use accumulation when the batch you want does not fit.",
+             n=n, big=best["big"], acc=best["accumulated"], ratio=ratio, stepped_steps=steps["stepped"],
+             amortized=amortized, accumulated_steps=steps["accumulated"], share=share, large=large,
+             a_large=a_large, amortized_large=amortized_large)
     return text, {"big_batch_samples_per_s": best["big"], "accumulated_samples_per_s": best["accumulated"],
                   "stepped_samples_per_s": best["stepped"], "ratio": ratio, "amortized": amortized,
-                  "steps_accumulated": steps["accumulated"], "steps_without": steps["stepped"]}
+                  "steps_accumulated": steps["accumulated"], "steps_without": steps["stepped"],
+                  "update_share": share, "amortized_large": amortized_large, "update_share_large": share_large,
+                  "large_micro_batch": large, "large_accumulation_steps": a_large,
+                  "steps_large_without": steps["large stepped"]}
 
 
 def _memory_saved() -> tuple[str, Evidence]:
     from gastudy.memory.planner import measure_peak
 
     kw = {"hidden": 128, "layers": 4, "heads": 4}
-    big, small = (measure_peak(m, a, "tiny-gpt", model_kwargs=kw, groups=1) for m, a in ((16, 1), (2, 8)))
+    big, small = (measure_peak(m, A, "tiny-gpt", model_kwargs=kw, groups=1) for m, A in ((16, 1), (2, 8)))
     text = t("The activations shrink with m; nothing else does. For 16 samples per update on tiny-gpt (hidden "
              "128), one microbatch's saved activations drop from {big} (m=16) to {small} (m=2, A=8), an {cut:.1f}× "
              "cut. Weights, gradients and AdamW state stay at {fixed} either way; the measured process peaks were "

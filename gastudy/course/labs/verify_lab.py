@@ -6,9 +6,12 @@ The labs of ``notebooks/10_verify_and_record.ipynb``:
   D, precision, normalization. D = 1 runs :func:`gastudy.check.verify.verify_one_update`; D > 1
   runs :func:`gastudy.check.replicas.verify_replicas_worker` on the course's warm pool of D
   local processes (:func:`gastudy.course.demos.ddp.warm_pool`).
+- :func:`expected_verdict`: what the derivation of the chapter says the verifier must answer for a
+  setting (so the chapter checks the verdict on every setting the lab allows, failing ones too);
 - :class:`RecordLab`: a short real training run (:func:`gastudy.run.train.train`) whose run record
   gets the observed memory peak, is shown, and is saved under the stage it belongs to
-  (preparation, trial, accepted), then read back.
+  (preparation, trial, accepted), then read back; :func:`expected_record` counts, from m, A
+  and the last-group policy alone, the updates and the short group the record must show.
 """
 
 from __future__ import annotations
@@ -63,6 +66,48 @@ def verify(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: in
                             accumulation_steps=accumulation_steps, precision=precision,
                             normalization=normalization, seed=seed)
     return ranks[0]["report"]
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the derivation of chapter 10 predicts for one setting: ``passes`` and ``why`` (a
+    sentence in the course language). MB-10."""
+
+    passes: bool
+    why: str
+
+
+def expected_verdict(model: str = "tiny-gpt", micro_batch: int = 2, accumulation_steps: int = 4, replicas: int = 1,
+                     normalization: str = "tokens", seed: int = 0, **_: object) -> Expected:
+    """The verdict :func:`verify` must give for this setting, from the derivation, not from running it.
+
+    The accumulated gradient Σᵢ ∇Lᵢ ÷ N equals the big batch's when the split changes nothing but
+    the order of a sum: one microbatch in all (A·D = 1) is the big batch itself; a BatchNorm
+    layer normalizes each microbatch with its own statistics (fails); ``tokens`` weighs every
+    supervised item 1 ÷ N (passes); ``steps`` and ``mean`` weigh every microbatch alike, which is
+    the same only when every microbatch of the group holds the same number nᵢ of supervised items
+    (counted here on the verifier's own controlled set, every replica's share). The precision
+    only moves the tolerance. Other controls (``precision``) are accepted and ignored. MB-10.
+    """
+    from gastudy.check.verify import controlled_microbatches, has_batchnorm
+    from gastudy.core.counting import count_supervised
+    from gastudy.core.workloads import workload
+
+    work = workload(model)
+    if micro_batch * accumulation_steps * replicas == micro_batch:
+        return Expected(True, t("one microbatch in all: the update is the big batch itself"))
+    if has_batchnorm(work.build(seed=seed)):
+        return Expected(False, t("BatchNorm normalizes each microbatch with its own statistics"))
+    if normalization == "tokens":
+        return Expected(True, t("÷ N weighs every supervised item 1 ÷ N, however the samples are split"))
+    counts = [count_supervised(mb, work.task) for rank in range(replicas)
+              for mb in controlled_microbatches(work, micro_batch, accumulation_steps, seed=seed, replicas=replicas,
+                                                rank=rank)]
+    if len(set(counts)) == 1:
+        return Expected(True, t("every microbatch holds {n} supervised items, so weighing microbatches alike weighs "
+                                "every item alike", n=counts[0]))
+    return Expected(False, t("microbatches hold {counts} supervised items: weighing them alike is not ÷ N",
+                             counts=", ".join(map(str, counts))))
 
 
 def check_name(name: str) -> str:
@@ -138,6 +183,33 @@ class RecordResult:
     json_path: Path
     markdown_path: Path
     reloaded: RunRecord
+
+
+@dataclass(frozen=True)
+class ExpectedRecord:
+    """What a run record must show for ``dataset_size`` samples in microbatches of m, A per
+    group, counted without running anything (MB-4, MB-10): the ``microbatches``, ``updates`` and
+    ``samples`` trained on (a dropped short group's are not), and the short last group's samples
+    (``short_samples``, recorded whether it is kept or dropped; 0 when the microbatches fill whole
+    groups — a group is short when it has fewer than A microbatches, whatever their sizes; the
+    last microbatch may hold fewer than m)."""
+
+    microbatches: int
+    updates: int
+    samples: int
+    short_samples: int
+
+
+def expected_record(micro_batch: int = 4, accumulation_steps: int = 4, last_group: str = "keep",
+                    dataset_size: int = 150, **_: object) -> ExpectedRecord:
+    """The counts a one-epoch run record of :func:`record_run` must hold for these settings
+    (``stage`` and other controls are accepted and ignored). MB-10."""
+    microbatches = -(-dataset_size // micro_batch)
+    full, rest = divmod(microbatches, accumulation_steps)
+    short = dataset_size - full * accumulation_steps * micro_batch if rest else 0
+    if last_group == "keep" or not short:
+        return ExpectedRecord(microbatches, full + (short > 0), dataset_size, short)
+    return ExpectedRecord(full * accumulation_steps, full, dataset_size - short, short)
 
 
 def record_run(model: str = "tiny-gpt", micro_batch: int = 4, accumulation_steps: int = 4, last_group: str = "keep",

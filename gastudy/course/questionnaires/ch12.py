@@ -51,8 +51,9 @@ def questions() -> list[Question]:
         Question(t("An epoch has 1024 samples, m = 4 and D = 1. How many optimizer steps does it "
                    "make with A = 8?"),
                  t("One step per update of m × A × D = 32 samples: 1024 ÷ 32 = 32 steps, where "
-                   "A = 1 makes 256. That saved work is why accumulation beats the same m without "
-                   "it, though not a real batch that fits."),
+                   "A = 1 makes 256. That is another training (8× fewer, larger updates), and the "
+                   "steps not made save time only where one step is a sizeable share of a "
+                   "microbatch's work — a tiny model with a tiny microbatch."),
                  number=32),
         Question(t("When does the Hugging Face Trainer divide the summed loss by the group's "
                    "supervised tokens?"),

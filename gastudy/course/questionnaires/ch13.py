@@ -1,4 +1,5 @@
-"""Chapter 13's questionnaire: the budget inequality, the ladder of settings, one verified update."""
+"""Chapter 13's questionnaire: the budget inequality, the ladder of settings, one verified update, and
+the step back to the configuration and the experiment budget."""
 
 from __future__ import annotations
 
@@ -52,4 +53,13 @@ def questions() -> list[Question]:
                  t("The setting changes how the update is computed: checkpointing recomputes forwards, "
                    "offload moves tensors, a lower precision changes the arithmetic. One update compared "
                    "with the big batch shows the run still trains the same model.")),
+        Question(t("A smaller budget makes you halve m between two trials. What keeps them one "
+                   "experiment?"),
+                 t("Doubling A, so that B = m·A·D stays: the updates per epoch, the schedule and (within "
+                   "rounding) every update's gradient stay with it. The data, the seed, the precision, the "
+                   "normalization and the last-group policy stay fixed too, and the run record says so."),
+                 choices=(t("nothing: m is only a memory setting"),
+                          t("doubling A, so that B = m·A·D and with it the updates stay the same"),
+                          t("halving the learning rate with m")),
+                 right=1),
     ]
