@@ -59,7 +59,7 @@ def three_microbatches(answer: object) -> tuple[bool, str]:
     if not isinstance(answer, int | float):
         return False, t("answer with a number")
     if abs(answer - right) < 1e-9:
-        return True, t("Σ n·mean ÷ Σ n = {right}.", right=right)
+        return True, t("Σᵢ nᵢ·meanᵢ ÷ Σᵢ nᵢ = {right}.", right=right)
     if abs(answer - mean_of_means(means)) < 1e-9:
         return False, t("{answer} is the mean of means; weight each mean by its items.", answer=answer)
     return False, t("{answer} is not it; compute (100·1 + 300·2 + 600·3) ÷ 1000.", answer=answer)

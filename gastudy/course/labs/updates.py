@@ -8,6 +8,9 @@
 - :class:`KnobsLab`: the framework's two knobs (per-device batch size, accumulation steps)
   as m and A, and the groups they really produce (GA-3).
 - :class:`ZeroGradLab`: both ``zero_grad`` mistakes run on purpose and named (MB-1).
+- :func:`last_share`: how large the last microbatch's share of the big-batch gradient is — all
+  that zeroing per microbatch leaves — set by how the shares line up: 1/A and 1/√A are two
+  regimes (aligned, unrelated), not bounds (MB-1).
 - :class:`LoggingAxesLab`: one pair of runs plotted against microbatches, updates, samples
   and tokens — "step" alone is ambiguous (MB-1).
 """
@@ -569,7 +572,8 @@ class ZeroGradResult:
     """MB-1: for each loop, the gradient at every update's step against that group's big batch.
 
     ``gaps[loop][i]`` is ‖g_step − g_big‖ ÷ ‖g_big‖ for update i (0 = right); ``norm_ratio[loop][i]``
-    is ‖g_step‖ ÷ ‖g_big‖ (1 = right size; about 1/A when only the last microbatch is left); ``verdict`` is
+    is ‖g_step‖ ÷ ‖g_big‖ (1 = right size; when only the last microbatch is left, its share's size,
+    which :func:`last_share` explains); ``verdict`` is
     :func:`gastudy.check.diagnostics.diagnose_ineffective_accumulation` on the selected loop.
     Course: MB-1.
     """
@@ -671,3 +675,73 @@ class ZeroGradLab(Lab):
         ax.set_ylabel(t("gap to the group's big batch"))
         ax.legend(fontsize=8)
         show_figure(fig, integer_x=True)
+
+
+# ------------------------------------------------------------------ MB-1: the last share's size
+@dataclass
+class ShareRegime:
+    """MB-1: the shares cᵢ = ∇(ℓᵢ / N) of one group's microbatches, and how large the last is.
+
+    ``ratio`` is ‖c_A‖ ÷ ‖c₁ + … + c_A‖ — the size of what zeroing per microbatch leaves, against
+    the big-batch gradient; ``rho`` the mean cosine between two different shares; ``updates`` how
+    many big-batch updates on this same group the model made first (0: as it starts).
+    Course: MB-1.
+    """
+
+    accumulation_steps: int
+    updates: int
+    ratio: float
+    rho: float
+
+    @property
+    def formula(self) -> float:
+        """1 / √(A (1 + (A − 1) ρ)): the ratio when every share has the same length and every pair
+        the cosine ρ — 1/A for ρ = 1, 1/√A for ρ = 0, larger for ρ < 0."""
+        A = self.accumulation_steps
+        return (A * (1 + (A - 1) * self.rho)) ** -0.5
+
+
+def group_shares(model: nn.Module, group: Any, task: str = "causal") -> list[torch.Tensor]:
+    """Each microbatch's share of the group's big-batch gradient, ∇(ℓᵢ / N) with ℓᵢ its summed
+    loss and N the group's supervised items, as one float64 vector per microbatch; on a copy of
+    ``model``. Their sum is the big-batch gradient. Course: MB-1."""
+    from gastudy.core.loss import summed_loss
+
+    copy_ = copy.deepcopy(model)
+    device = next(copy_.parameters()).device
+    shares = []
+    for mb in group.microbatches:
+        copy_.zero_grad(set_to_none=True)
+        loss_sum, _ = summed_loss(copy_(**model_inputs(mb, device)), mb, task)
+        (loss_sum / group.supervised_items).backward()
+        shares.append(torch.cat([p.grad.detach().double().flatten() for p in copy_.parameters()
+                                 if p.grad is not None]))
+    return shares
+
+
+def last_share(accumulation_steps: int = 4, updates: int = 0, lr: float = 1e-2, seed: int = 0) -> ShareRegime:
+    """The last microbatch's share of one group's big-batch gradient, on the detectors' float64
+    tiny-gpt (:func:`gastudy.course.clinic.default_setup`, m = 2), after ``updates`` correct
+    updates (AdamW, ``lr``) on that same group: as training nears the group's minimum the shares
+    cancel (ρ < 0) and the last one outgrows 1/√A of the whole. Course: MB-1."""
+    from gastudy.course.clinic import default_setup
+
+    setup = default_setup(accumulation_steps=accumulation_steps, samples=2 * accumulation_steps, seed=seed)
+    model, _, _ = setup.fresh()
+    group = setup.group(0)
+    engine = Accumulator(model, torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0),
+                         accumulation_steps=accumulation_steps)
+    for _ in range(updates):
+        engine.update(group)
+    return share_regime(group_shares(model, group, setup.task), updates)
+
+
+def share_regime(shares: list[torch.Tensor], updates: int = 0) -> ShareRegime:
+    """How large the last of ``shares`` (a group's microbatch shares, summing to its big-batch
+    gradient) is against their sum, and their mean pairwise cosine. Course: MB-1."""
+    if len(shares) < 2:
+        raise ValueError(f"a group of {len(shares)} share(s) has no pair to compare: give at least 2")
+    whole = torch.stack(shares).sum(0)
+    cosines = [float(shares[i] @ shares[j] / (shares[i].norm() * shares[j].norm()))
+               for i in range(len(shares)) for j in range(i + 1, len(shares))]
+    return ShareRegime(len(shares), updates, float(shares[-1].norm() / whole.norm()), sum(cosines) / len(cosines))

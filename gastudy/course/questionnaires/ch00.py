@@ -34,6 +34,20 @@ def questions() -> list[Question]:
                  t("Chapter 08, checkpointing: saved bytes, every_n_layers and offload. The "
                    "section map and gastudy.course.notebook_for give the same answer."),
                  number=8),
+        Question(t("An epoch of 50 samples, microbatches of m = 4, A = 4 microbatches per update. "
+                   "How many updates does it make?"),
+                 t("⌈50 / (m · A)⌉ = ⌈50 / 16⌉ = 4: three full updates of 16 samples and a short "
+                   "last one of 2 (50 samples are 13 microbatches, the last one of 2 samples)."),
+                 number=4),
+        Question(t("In the course's notation, what does N count?"),
+                 t("The supervised items of a group, all replicas together: the denominator its "
+                   "summed loss is divided by, once. The data set's size, the samples of an update "
+                   "(B) and the tokens of a row (T) have symbols or words of their own."),
+                 choices=(t("the samples in the data set"),
+                          t("the samples of one update"),
+                          t("the supervised items of a group: the denominator"),
+                          t("the tokens of one row")),
+                 right=2),
         Question(t("Why is the word \"step\" left out of the course's glossary?"),
                  t("Because it can mean a microbatch, a backward pass or an optimizer update. The "
                    "course says which one it means, and chapter 01 shows how the ambiguity changes "

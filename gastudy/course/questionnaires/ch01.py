@@ -30,15 +30,17 @@ def questions() -> list[Question]:
                    "⌈100/32⌉ = 4 updates, and the last one holds only 4 samples."),
                  number=4),
         Question(t("With A = 4, optimizer.zero_grad() is called by mistake inside the microbatch "
-                   "loop. How large is the gradient that reaches the optimizer, compared with the "
-                   "big-batch gradient?"),
-                 t("Only the last microbatch's gradient survives, and it carries about 1/A of the "
-                   "group's loss. Its size lies between 1/A = 1/4 (microbatches pointing the same "
-                   "way) and 1/√A = 1/2 (unrelated microbatches) of the big-batch gradient."),
-                 choices=(t("about the same size, only noisier"),
-                          t("about 4 times larger"),
-                          t("between 1/4 and 1/2 of its size"),
-                          t("exactly zero")),
+                   "loop, so only the last microbatch's share reaches the optimizer. What sets how "
+                   "large it is, compared with the big-batch gradient?"),
+                 t("How the microbatches' shares line up: with cosine ρ between them it is about "
+                   "1/√(A(1 + (A − 1)ρ)) of the big batch — 1/A = 1/4 when they point the same way, "
+                   "1/√A = 1/2 when they are unrelated, and more than 1/2 when they oppose, as near a "
+                   "minimum. 1/A and 1/√A are two regimes, not bounds."),
+                 choices=(t("nothing: it is always exactly 1/4"),
+                          t("it always lies between 1/4 and 1/2"),
+                          t("how the shares line up: 1/4 if aligned, 1/2 if unrelated, more if they "
+                            "oppose"),
+                          t("it is the same size, only noisier")),
                  right=2),
         Question(t("A loop forgets to call zero_grad between accumulation groups. Counting updates "
                    "from 1, which update is the first to receive a wrong gradient?"),

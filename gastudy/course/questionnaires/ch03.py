@@ -15,7 +15,7 @@ def questions() -> list[Question]:
                    "divided by all supervised tokens. The mean of the two means, 3.0, is wrong."),
                  number=3.5),
         Question(t("In the same example (A = 2, N = 2048), the mean of means gives each token of "
-                   "the 512-token microbatch the weight N/(A·n_b). What is that weight?"),
+                   "the 512-token microbatch the weight N/(A·nᵢ). What is that weight?"),
                  t("2048 / (2 × 512) = 2: each of its tokens counts twice. The tokens of the "
                    "1,536-token microbatch get 2048 / (2 × 1536) = 2/3, so the small microbatch "
                    "gets half the say with a quarter of the tokens."),
