@@ -23,8 +23,8 @@ import sys
 import time
 
 LABS = {
-    "00": ["start.SectionMapLab", "start.GlossaryLab"],
-    "01": ["updates.StepDiagramLab", "updates.ActivationMemoryLab", "updates.KnobsLab", "updates.ZeroGradLab",
+    "00": ["start.SectionMapLab", "start.GlossaryLab", "updates.KnobsLab"],
+    "01": ["updates.StepDiagramLab", "updates.ActivationMemoryLab", "updates.ZeroGradLab",
            "updates.LoggingAxesLab"],
     "02": ["effective_batch.EffectiveBatchLab", "effective_batch.SameProductLab"],
     "03": ["normalization.WeightedMeanLab", "normalization.CountingLab", "normalization.NormalizationLab",

@@ -81,8 +81,9 @@ def grads_of(model: nn.Module) -> dict[str, torch.Tensor]:
 
 
 def relative_gap(got: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tensor]) -> float:
-    """max |got − ref| ÷ max |ref| over all parameters (0 when identical). Raises ``ValueError``
-    when the parameter names differ. Course: 01 §2, 03 §3, 04 §4, 05 §1."""
+    """‖got − ref‖₂ ÷ ‖ref‖₂ over all parameters, gastudy's one metric (0 when identical;
+    :func:`gastudy.check.verify.compare_gradients`). Raises ``ValueError`` when the parameter names
+    differ. Course: 01 §2, 03 §3, 04 §4, 05 §1."""
     return compare_gradients(got, ref)[1]
 
 

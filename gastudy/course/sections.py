@@ -25,7 +25,7 @@ NOTEBOOKS: dict[str, str] = {
 }
 
 SECTIONS: dict[str, tuple[str, str]] = {
-    "GA-1": (N_("Accumulating n microbatches gives a larger effective batch"), "01_microbatch_backward_update"),
+    "GA-1": (N_("Accumulating A microbatches gives a larger effective batch"), "01_microbatch_backward_update"),
     "GA-2": (N_("Accumulation is not faster than a real large batch"), "07_same_batch_different_experiment"),
     "GA-3": (N_("The two knobs: per-device batch size and accumulation steps"), "01_microbatch_backward_update"),
     "GA-4": (N_("Normalize a custom loss by the items of all microbatches"), "03_loss_normalization"),

@@ -116,7 +116,7 @@ def _faster() -> tuple[str, Evidence]:
       time — the per-update work (optimizer step, zero_grad) not done 15 times, which on this tiny
       model is a sizeable share of a 1-sample microbatch (``update_share``, t_u ÷ t_fb).
     - ``amortized_large``: the same comparison where a microbatch's forward and backward outweighs
-      the per-update work (m = 32, A = 2 against 2 updates of 32). T_without ÷ T_with < 1 + t_u ÷
+      the per-update work (m = 32, A = 2 against 2 updates of 32). t_without ÷ t_with < 1 + t_u ÷
       t_fb, so the saving shrinks as the microbatch's compute grows (``update_share_large``, a
       noisy estimate with A = 2); on a real model, whose microbatch is many long sequences, it is a
       small fraction.
@@ -170,7 +170,7 @@ def _faster() -> tuple[str, Evidence]:
         return statistics.median(a / b for a, b in zip(times[slow], times[fast]))
 
     def update_share(accumulated: str, stepped: str, accumulation_steps: int) -> float:
-        """t_u ÷ t_fb from the two times: T_with = A·t_fb + t_u, T_without = A·(t_fb + t_u)."""
+        """t_u ÷ t_fb from the two times: t_with = A·t_fb + t_u, t_without = A·(t_fb + t_u)."""
         with_, without = statistics.median(times[accumulated]), statistics.median(times[stepped])
         t_u = (without - with_) / (accumulation_steps - 1)
         return t_u / ((with_ - t_u) / accumulation_steps)

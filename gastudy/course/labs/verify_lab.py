@@ -81,7 +81,7 @@ def expected_verdict(model: str = "tiny-gpt", micro_batch: int = 2, accumulation
                      normalization: str = "tokens", seed: int = 0, **_: object) -> Expected:
     """The verdict :func:`verify` must give for this setting, from the derivation, not from running it.
 
-    The accumulated gradient Σᵢ ∇Lᵢ ÷ N equals the big batch's when the split changes nothing but
+    The accumulated gradient Σᵢ ∇ℓᵢ ÷ N equals the big batch's when the split changes nothing but
     the order of a sum: one microbatch in all (A·D = 1) is the big batch itself; a BatchNorm
     layer normalizes each microbatch with its own statistics (fails); ``tokens`` weighs every
     supervised item 1 ÷ N (passes); ``steps`` and ``mean`` weigh every microbatch alike, which is
