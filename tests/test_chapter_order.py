@@ -13,7 +13,8 @@ order is read from the notebook, not assumed:
   in their own code: ``Accumulator``, ``check_loop``, ``verify_one_update``, ``enable_checkpointing``…).
 
 In every chapter each step appears, and the first of each comes after the first of the one before.
-A section may go round the cycle again.
+A section may go round the cycle again: every prediction is followed, before the next one, by a
+derivation and a measurement (plain PyTorch, a lab or the library), and revealed after one.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
+from tests.chapters import notebook, tags
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ROLES = ("predict", "derive", "plain", "lab", "library")
@@ -72,3 +75,37 @@ def test_each_tagged_cell_is_what_its_tag_says(name):
             assert re.search(r"\b[A-Z]\w*Lab\(", src), where
         elif role == "library":
             assert _LIBRARY.search(src), f"{where}: no library call a learner would make"
+
+
+def _cycles(chapter: str) -> list[list[str]]:
+    """The tagged roles of a chapter cut at each prediction (a run of one role listed once)."""
+    roles = [role for cell in notebook(chapter).cells for role in tags(cell)]
+    runs = [role for i, role in enumerate(roles) if i == 0 or role != roles[i - 1]]
+    cycles: list[list[str]] = []
+    for role in runs:
+        if role == "predict" or not cycles:
+            cycles.append([])
+        cycles[-1].append(role)
+    return cycles
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_prediction_is_derived_and_measured_before_the_next(name):
+    for cycle in _cycles(name[:2]):
+        assert cycle[0] == "predict" and "derive" in cycle and set(cycle) & {"plain", "lab", "library"}, \
+            f"{name}: a prediction without its derivation or measurement: {cycle}"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_prediction_is_revealed_after_its_measurement(name):
+    """Each ``name = Prediction(…)`` cell has a later ``name.reveal(…)``, and a plain, lab or
+    library cell — or a lab shown — between the two (the measurement the reveal puts beside the guess)."""
+    cells = notebook(name[:2]).cells
+    for i, cell in enumerate(cells):
+        for asked in re.finditer(r"^(\w+) = Prediction\(", cell.source, re.M):
+            later = [j for j in range(i + 1, len(cells)) if f"{asked[1]}.reveal(" in cells[j].source]
+            assert later, f"{name}: {asked[1]} is never revealed"
+            between = cells[i + 1:later[0]]
+            measured = {role for c in between for role in tags(c)} & {"plain", "lab", "library"} or any(
+                c.cell_type == "code" and re.search(r"\b[A-Z]\w*Lab\(", c.source) for c in between)
+            assert measured, f"{name}: nothing measured before {asked[1]}.reveal"

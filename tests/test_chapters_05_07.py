@@ -10,38 +10,22 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 from types import SimpleNamespace
 
-import nbformat
 import pytest
 import torch
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+from tests.chapters import cell_source, notebook, run_cells
+
 STEMS = {"05": "05_mixed_precision", "06": "06_data_parallel", "07": "07_same_batch_different_experiment"}
-ROLES = ("predict", "derive", "plain", "lab", "library")
-
-
-def notebook(chapter: str) -> nbformat.NotebookNode:
-    return nbformat.read(NOTEBOOKS / f"{STEMS[chapter]}.ipynb", as_version=4)
 
 
 def source(chapter: str, cell_id: str) -> str:
-    cell = next(c for c in notebook(chapter).cells if c.get("id") == cell_id)
-    return "\n".join(line for line in cell.source.splitlines() if not line.startswith("%"))
+    return cell_source(chapter, cell_id)
 
 
 def run(chapter: str, *cell_ids: str, namespace: dict | None = None, replace: tuple[str, str] | None = None) -> dict:
-    """Execute the chapter's cells ``cell_ids`` in order in one namespace (as the kernel would);
-    ``replace`` changes one string in the last cell first (the measurement a check is shown)."""
-    namespace = {} if namespace is None else namespace
-    for i, cell_id in enumerate(cell_ids):
-        code = source(chapter, cell_id)
-        if replace and i == len(cell_ids) - 1:
-            assert replace[0] in code, f"{cell_id} no longer contains {replace[0]!r}"
-            code = code.replace(*replace)
-        exec(compile(code, f"<{STEMS[chapter]} {cell_id}>", "exec"), namespace)  # noqa: S102 - the course's cells
-    return namespace
+    return run_cells(chapter, *cell_ids, namespace=namespace, replace=replace)
 
 
 @pytest.fixture(autouse=True)
@@ -55,49 +39,7 @@ def _one_thread_no_figures():
     plt.close("all")
 
 
-# ----------------------------------------------------------------------------- the order, per idea
-CYCLES = {  # for each prediction of a chapter: the roles, in order, up to the next prediction
-    "05": [["predict", "derive", "plain", "lab", "library"], ["predict", "derive", "plain", "lab", "derive", "lab"]],
-    "06": [["predict", "derive", "plain", "lab"], ["predict", "derive", "plain", "lab", "library", "lab"]],
-    "07": [["predict", "derive", "plain", "lab", "library"],
-           ["predict", "derive", "plain", "library", "lab", "derive", "plain", "lab"]],
-}
-
-
-@pytest.mark.parametrize("chapter", sorted(CYCLES))
-def test_each_prediction_starts_a_cycle_in_the_courses_order(chapter):
-    """Every prediction of the chapter is followed, before the next one, by its derivation, its
-    plain PyTorch, and then its lab and/or library cells, in that order (a role that repeats is
-    listed once per run of cells). Fails when a cell is moved out of that order or untagged."""
-    roles = [role for cell in notebook(chapter).cells for role in cell.get("metadata", {}).get("tags", [])
-             if role in ROLES]
-    runs = [role for i, role in enumerate(roles) if i == 0 or role != roles[i - 1]]
-    cycles, current = [], []
-    for role in runs:
-        if role == "predict" and current:
-            cycles.append(current)
-            current = []
-        current.append(role)
-    cycles.append(current)
-    assert cycles == CYCLES[chapter]
-
-
-@pytest.mark.parametrize("chapter", sorted(CYCLES))
-def test_every_prediction_is_revealed_after_its_measurement(chapter):
-    """Each ``name = Prediction(…)`` cell has a later ``name.reveal(…)``, and a plain, lab or
-    library cell between the two (the measurement the reveal puts beside the guess)."""
-    cells = notebook(chapter).cells
-    for i, cell in enumerate(cells):
-        asked = re.match(r"(\w+) = Prediction\(", cell.source)
-        if not asked:
-            continue
-        later = [j for j in range(i + 1, len(cells)) if f"{asked[1]}.reveal(" in cells[j].source]
-        assert later, f"{chapter}: {asked[1]} is never revealed"
-        between = {role for c in cells[i + 1:later[0]] for role in c.get("metadata", {}).get("tags", [])}
-        assert between & {"plain", "lab", "library"}, f"{chapter}: nothing measured before {asked[1]}.reveal"
-
-
-@pytest.mark.parametrize("chapter", sorted(CYCLES))
+@pytest.mark.parametrize("chapter", sorted(STEMS))
 def test_the_chapters_use_the_courses_notation(chapter):
     """00's table: N is the group's supervised items, k the factor a gradient is off by, L the
     layers, S the samples of a group. No code cell of 05–07 names something else n, k, a, S or L,

@@ -25,36 +25,17 @@ from __future__ import annotations
 
 import copy
 import re
-from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
 import pytest
 import torch
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-ROLES = ("predict", "derive", "plain", "lab", "library")
-CYCLES = {  # for each prediction of a chapter: its roles in order (a run of one role listed once)
-    "10": [["predict", "derive", "plain", "lab", "library"]],
-    "11": [["predict", "derive", "plain", "lab", "library"]],
-    "12": [["predict", "derive", "plain", "lab", "library"]],
-    "13": [["predict", "derive", "plain", "lab", "library"], ["predict", "derive", "library"]],
-}
-
-
-def notebook(chapter: str) -> nbformat.NotebookNode:
-    return nbformat.read(next(NOTEBOOKS.glob(f"{chapter}_*.ipynb")), as_version=4)
-
-
-def cell(chapter: str, cell_id: str) -> str:
-    """The source of one code cell of an English chapter, magics left out."""
-    source = next(c.source for c in notebook(chapter).cells if c.get("id") == cell_id)
-    return "\n".join(line for line in source.splitlines() if not line.startswith("%"))
+from tests.chapters import NOTEBOOKS, run_cells
 
 
 def run_cell(chapter: str, cell_id: str, namespace: dict) -> dict:
-    exec(compile(cell(chapter, cell_id), f"<{chapter} {cell_id}>", "exec"), namespace)  # noqa: S102 - the course's own cell
-    return namespace
+    return run_cells(chapter, cell_id, namespace=namespace)
 
 
 @pytest.fixture(autouse=True)
@@ -63,21 +44,6 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
-
-
-# ----------------------------------------------------------------------------- the order, per prediction
-@pytest.mark.parametrize("chapter", sorted(CYCLES))
-def test_each_prediction_starts_a_cycle_in_the_courses_order(chapter):
-    """After each prediction, before the next: its derivation, its plain PyTorch, its lab, its
-    library call, in that order. Fails when a tagged cell is moved out of that order or untagged."""
-    roles = [r for c in notebook(chapter).cells for r in c.get("metadata", {}).get("tags", []) if r in ROLES]
-    cycles: list[list[str]] = []
-    for i, role in enumerate(roles):
-        if role == "predict":
-            cycles.append([])
-        if i == 0 or role != roles[i - 1]:
-            cycles[-1].append(role)
-    assert cycles == CYCLES[chapter]
 
 
 # ----------------------------------------------------------------------------- 10: the verdict cell
