@@ -11,7 +11,8 @@ import pytest
 from babel.messages.pofile import read_po
 
 from gastudy.course import editions, i18n
-from gastudy.course.i18n import terms
+from gastudy.course.i18n import catalogs, comments, menus, terms
+from gastudy.course.i18n.bidi import CONTROLS
 from tests.test_catalogs import set_markdown, use_course_catalog
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -162,16 +163,38 @@ def test_committed_edition_is_what_the_sources_generate(code, tmp_path):
         committed = nbformat.read(str(path), 4)
         assert [(c.cell_type, c.source) for c in committed.cells] == [(c.cell_type, c.source) for c in fresh.cells], \
             f"{code}/{path.name} is out of date: run `gastudy editions --lang {code}`"
+    for guide in editions.english_guides(REPO / "notebooks"):  # the instructors' guide too
+        committed, fresh = REPO / "notebooks" / code / guide.name, tmp_path / code / guide.name
+        assert committed.is_file() == fresh.is_file(), f"{code}/{guide.name}: run `gastudy editions --lang {code}`"
+        if fresh.is_file():
+            assert committed.read_text(encoding="utf-8") == fresh.read_text(encoding="utf-8"), \
+                f"{code}/{guide.name} is out of date: run `gastudy editions --lang {code}`"
+
+
+def _comment_in(catalog, cell_id: str):
+    """The usable translations of code cell ``cell_id``'s comments in ``catalog``, as a lookup."""
+    def translation(text: str) -> str | None:
+        entry = catalog.get(text, context=comments.context(cell_id))
+        return entry.string if entry is not None and catalogs.usable(entry) else None
+    return translation
 
 
 @pytest.mark.parametrize("code", editions.EDITIONS)
 def test_edition_code_cells_are_the_english_ones(code):
+    """Once their comments are removed (found by tokenize), an edition's code cells are the English
+    ones, byte for byte; and each comment says what the catalog says (English where it has none)."""
+    catalog = editions.load_catalog(code, REPO / "notebooks")
     for path in COMMITTED[code]:
         english = nbformat.read(str(REPO / "notebooks" / path.name), 4)
         edition = nbformat.read(str(path), 4)
         assert edition.cells[0]["id"] == editions.SET_LANGUAGE_ID
-        assert [(c["id"], c.source) for c in edition.cells[1:] if c.cell_type == "code"] == \
-               [(c["id"], c.source) for c in english.cells if c.cell_type == "code"], path
+        ours = [c for c in edition.cells[1:] if c.cell_type == "code"]
+        theirs = [c for c in english.cells if c.cell_type == "code"]
+        assert [(c["id"], comments.without_comments(c.source)) for c in ours] == \
+               [(c["id"], comments.without_comments(c.source)) for c in theirs], path
+        for mine, source in zip(ours, theirs):
+            assert mine.source == comments.put_comments(source.source, _comment_in(catalog, mine["id"])), \
+                f"{path.name}[{mine['id']}]"
 
 
 @pytest.mark.parametrize("code", editions.EDITIONS)
@@ -260,7 +283,7 @@ def test_translations_keep_every_code_span_of_the_english_cell(code):
     lost = {}
     for entry in editions.load_catalog(code, REPO / "notebooks"):
         need = {s for s in span.findall(entry.id) if " " not in s.strip()} if entry.id else set()
-        missing = need - set(span.findall(entry.string)) if entry.string else set()
+        missing = need - set(span.findall(entry.string)) if entry.string and not entry.fuzzy else set()  # fuzzy: unused
         if missing:
             lost[entry.context] = sorted(missing)
     assert lost == {}
@@ -393,3 +416,225 @@ def test_a_right_to_left_language_lets_each_printed_line_take_its_own_direction(
         assert len(shown) == 1
     finally:
         i18n.set_language("en")
+
+
+# --------------------------------------------------------------------------- code comments
+
+
+CELL = ('%matplotlib inline\n'
+        'x = "# not a comment"  # your code: a number\n'
+        '# stuck? show_solution("01.1") prints a worked solution\n'
+        'y = {"k": x}  # your code: a number\n'
+        'z = 3  # noqa: E501\n'
+        '# ----')
+
+
+def _course_with_code(tmp_path, source: str = CELL):
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 01 · Title"), nbformat.v4.new_code_cell(source)]
+    for cell, cid in zip(nb.cells, ["a", "c"]):
+        cell["id"] = cid
+    nbformat.write(nb, str(folder / "01_tiny.ipynb"))
+    return folder, nb
+
+
+def set_comment(folder, code: str, cell_id: str, english: str, text: str, fuzzy: bool = False) -> None:
+    path = editions.catalog_file(code, folder)
+    catalog = catalogs.read_catalog(path, code)
+    entry = catalog.get(english, context=comments.context(cell_id))
+    entry.string = text
+    if fuzzy:
+        entry.flags.add("fuzzy")
+    catalogs.write_catalog(path, catalog)
+
+
+def test_comments_are_found_by_tokenize_not_by_a_hash():
+    found = comments.comments(CELL)
+    assert [(c.line, c.text, c.after_code) for c in found] == [
+        (2, "your code: a number", True), (3, 'stuck? show_solution("01.1") prints a worked solution', False),
+        (4, "your code: a number", True)]
+    assert comments.texts(CELL) == ["your code: a number", 'stuck? show_solution("01.1") prints a worked solution']
+    assert comments.without_comments(CELL) == ('%matplotlib inline\nx = "# not a comment"\n\ny = {"k": x}\nz = 3\n')
+    assert comments.comments("x = (\n") == [] and comments.without_comments("x = (\n") == "x = (\n"  # unreadable
+    assert comments.comments("#    (indented after the hash)")[0].prefix == "#    "
+
+
+def test_code_comments_go_through_the_catalog_and_leave_every_token_of_code(tmp_path):
+    import io
+    import tokenize
+
+    folder, nb = _course_with_code(tmp_path)
+    editions.update_translation_files("tr", folder)
+    pot = catalogs.read_catalog(editions.template_path(folder))
+    assert [(m.context, m.id) for m in pot if m.id] == [
+        ("a", "# 01 · Title"), ("c#comment", "your code: a number"),
+        ("c#comment", 'stuck? show_solution("01.1") prints a worked solution')]
+    assert pot.get("your code: a number", context="c#comment").auto_comments == \
+        ['code: x = "# not a comment"  # your code: a number']
+    status = editions.translation_status("tr", folder)
+    assert [(c.cell_id, c.kind, c.state) for c in status.cells] == [
+        ("a", "markdown", "missing"), ("c#comment", "comment", "missing"), ("c#comment", "comment", "missing")]
+    set_markdown(folder, "tr", "a", "# 01 · Başlık")
+    set_comment(folder, "tr", "c", "your code: a number", "kodunuz: bir sayı")
+    [report] = editions.build_editions(("tr",), folder)
+    assert "code comments: 1 translated, 1 missing, 0 stale" in report.summary()
+    source = nbformat.read(str(folder / "tr" / "01_tiny.ipynb"), 4).cells[2].source
+    assert source.splitlines()[1:4] == ['x = "# not a comment"  # kodunuz: bir sayı',
+                                        '# stuck? show_solution("01.1") prints a worked solution',  # missing: English
+                                        'y = {"k": x}  # kodunuz: bir sayı']
+
+    def code_tokens(text):
+        return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type != tokenize.COMMENT]
+
+    assert code_tokens(source) == code_tokens(CELL) and comments.without_comments(source) == comments.without_comments(CELL)
+
+
+def test_a_changed_comment_is_stale_and_keeps_its_own_translation(tmp_path):
+    folder, nb = _course_with_code(tmp_path)
+    editions.update_translation_files("es", folder)
+    set_markdown(folder, "es", "a", "# 01 · Título")
+    set_comment(folder, "es", "c", "your code: a number", "su código: un número")
+    set_comment(folder, "es", "c", 'stuck? show_solution("01.1") prints a worked solution',
+                '¿atascado? show_solution("01.1") muestra una solución')
+    nb.cells[1].source = CELL.replace("your code: a number", "your code: a whole number")
+    nbformat.write(nb, str(folder / "01_tiny.ipynb"))
+    assert [c.state for c in editions.translation_status("es", folder).cells if c.kind == "comment"] == ["stale", "ok"]
+    editions.update_translation_files("es", folder)
+    merged = editions.load_catalog("es", folder)
+    changed = merged.get("your code: a whole number", context="c#comment")
+    assert changed.fuzzy and changed.string == "su código: un número"        # its own, not the other comment's
+    assert not merged.get('stuck? show_solution("01.1") prints a worked solution', context="c#comment").fuzzy
+    editions.build_editions(("es",), folder)
+    cell = nbformat.read(str(folder / "es" / "01_tiny.ipynb"), 4).cells[2].source
+    assert "# your code: a whole number" in cell and '# ¿atascado? show_solution("01.1")' in cell
+
+
+def test_a_comment_translation_that_would_be_code_is_refused(tmp_path):
+    folder, _ = _course_with_code(tmp_path)
+    editions.update_translation_files("es", folder)
+    set_markdown(folder, "es", "a", "# 01 · Título")
+    set_comment(folder, "es", "c", "your code: a number", "su código:\nimport os")   # a line break: code
+    editions.build_editions(("es",), folder)
+    cell = nbformat.read(str(folder / "es" / "01_tiny.ipynb"), 4).cells[2].source
+    assert cell.count("# your code: a number") == 2 and "import os" not in cell
+    assert [c.state for c in editions.translation_status("es", folder).cells if c.kind == "comment"] == ["stale", "missing"]
+
+
+def test_arabic_comments_read_right_to_left_after_the_code_they_follow(tmp_path):
+    """A comment ends its line: the code before the ``#`` is the English code byte for byte (the
+    bidirectional algorithm lays out a left-to-right line, so nothing before the Arabic text can
+    move), and no bidirectional control enters the code (JupyterLab shows them as red marks)."""
+    folder, _ = _course_with_code(tmp_path)
+    editions.update_translation_files("ar", folder)
+    set_markdown(folder, "ar", "a", "# 01 · العنوان")
+    set_comment(folder, "ar", "c", "your code: a number", "\u200fشيفرتك: عدد (m = 4)\u2069")
+    editions.build_editions(("ar",), folder)
+    cell = nbformat.read(str(folder / "ar" / "01_tiny.ipynb"), 4).cells[2].source
+    assert not set(cell) & set(CONTROLS)
+    for mine, english in zip(cell.splitlines(), CELL.splitlines()):
+        found = comments.comments(english)
+        column = next((c.column for c in found if english.endswith(c.prefix + c.text)), None)
+        if column is not None and "your code" in english:
+            assert mine[:column] == english[:column] and mine[column:] == "# شيفرتك: عدد (m = 4)"
+        else:
+            assert mine == english
+
+
+# --------------------------------------------------------------------------- menu paths
+
+
+GUIDE_CELL = "When you come back, *Run ▸ Run All Above Selected Cell* brings the kernel back; **File ▸ New ▸ Notebook** too."
+
+
+def _course_with_a_menu(tmp_path):
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 01 · Title"), nbformat.v4.new_markdown_cell(GUIDE_CELL),
+                nbformat.v4.new_markdown_cell("Untranslated: *Run ▸ Run All Above Selected Cell*.")]
+    for cell, cid in zip(nb.cells, "abc"):
+        cell["id"] = cid
+    nbformat.write(nb, str(folder / "01_tiny.ipynb"))
+    return folder
+
+
+@pytest.mark.parametrize("code, path, note", [
+    ("tr", "*Çalıştır ▸ Bütün seçilen hücreleri çalıştır.* (yanıltıcı etiket: seçili hücrenin üstündekileri çalıştırır)",
+     True),
+    ("es", "*Run ▸ Ejecutar todo por encima de la celda seleccionada*", False),   # the pack's menu bar says Run
+    ("ar", "*Run ▸ Run All Above Selected Cell*", False),                          # the pack translates neither
+])
+def test_menu_paths_are_quoted_as_the_installed_pack_shows_them(code, path, note, tmp_path, monkeypatch):
+    [english_note] = menus.MISLEADING["tr"].values()
+    use_course_catalog(monkeypatch, tmp_path, code, {"id": english_note, "context": menus.NOTE_CONTEXT,
+                                                     "string": "yanıltıcı etiket: seçili hücrenin üstündekileri çalıştırır"})
+    folder = _course_with_a_menu(tmp_path)
+    editions.update_translation_files(code, folder)
+    set_markdown(folder, code, "a", "# 01 · x")
+    set_markdown(folder, code, "b", "عند العودة *Run ▸ Run All Above Selected Cell* ثم **File ▸ New ▸ Notebook** هنا")
+    editions.build_editions((code,), folder)
+    cells = nbformat.read(str(folder / code / "01_tiny.ipynb"), 4).cells
+    assert path in cells[2].source
+    assert menus.localize_path("File ▸ New ▸ Notebook", code) in menus.menu_paths(cells[2].source)
+    assert menus.unlike_the_pack(cells[2].source, code) == []
+    assert cells[3].source == "Untranslated: *Run ▸ Run All Above Selected Cell*."   # an English cell stays English
+    if note:
+        assert menus.unlike_the_pack(cells[2].source.replace(" (yanıltıcı", " (x"), code) == [
+            "'Çalıştır ▸ Bütün seçilen hücreleri çalıştır.' misleads without its note "
+            "('yanıltıcı etiket: seçili hücrenin üstündekileri çalıştırır')"]
+
+
+def test_a_path_the_translator_localized_by_hand_is_reported():
+    assert menus.unlike_the_pack("*Run ▸ Run All Above Selected Cell*", "tr") == [
+        "'Run ▸ Run All Above Selected Cell': the menu shows 'Çalıştır ▸ Bütün seçilen hücreleri çalıştır.'"]
+    [problem] = menus.unlike_the_pack("(Türkçe menüde *Çalıştır ▸ Bütün seçilen hücreleri çalıştır*)", "tr")
+    assert "is no label of the pack (it has 'Bütün seçilen hücreleri çalıştır.')" in problem
+    assert menus.localize_path("Help ▸ About JupyterLab", "ar") == "مساعده ◂ About JupyterLab"  # reads right to left
+    assert menus.localize_menus("no path here ▸ at all", "tr") == "no path here ▸ at all"
+
+
+def test_an_edition_is_not_written_without_its_language_pack(tmp_path, monkeypatch):
+    folder = _course_with_a_menu(tmp_path)
+    editions.update_translation_files("tr", folder)
+    set_markdown(folder, "tr", "b", "*Run ▸ Run All Above Selected Cell*")
+    monkeypatch.setitem(menus.PACKS, "tr", menus.Pack("jupyterlab-language-pack-xx-XX", "xx_XX"))
+    menus.pack_messages.cache_clear()
+    try:
+        with pytest.raises(menus.MissingPack, match="pip install jupyterlab-language-pack-xx-XX"):
+            editions.build_editions(("tr",), folder)
+        assert editions.translation_status("tr", folder).count("ok") == 1     # the status needs no pack
+        assert not (folder / "tr").exists()
+    finally:
+        menus.pack_messages.cache_clear()
+
+
+def test_the_misleading_labels_are_the_packs_and_their_notes_are_course_sentences():
+    from gastudy.cli.lab import LANGUAGE_PACKS
+
+    assert {code: (p.distribution, p.locale) for code, p in menus.PACKS.items()} == \
+           {code: (p.distribution, p.locale) for code, p in LANGUAGE_PACKS.items()}
+    for code, labels in menus.MISLEADING.items():
+        for label, note in labels.items():
+            assert label in menus.pack_messages(code), (code, label)
+            assert (menus.NOTE_CONTEXT, note, None) in i18n.messages_in(i18n.course_sources())
+
+
+@pytest.mark.parametrize("code", editions.EDITIONS)
+def test_the_course_editions_quote_the_menus_as_the_packs_show_them(code):
+    """Every menu path of every translated cell and guide block of the course, as the editions are
+    generated now, is what the installed pack shows, and a misleading label carries its note."""
+    catalog = editions.load_catalog(code, NOTEBOOKS)
+    found = {}
+    for notebook in editions.english_notebooks(NOTEBOOKS):
+        nb, statuses = editions.translate_notebook(notebook, code, catalog)
+        ok = {s.cell_id for s in statuses if s.state == "ok" and s.kind == "markdown"}
+        for cell in nb.cells:
+            if cell.get("id") in ok and (problems := menus.unlike_the_pack(cell.source, code)):
+                found[f"{notebook.name}#{cell['id']}"] = problems
+    for guide in editions.english_guides(NOTEBOOKS):
+        if problems := menus.unlike_the_pack(editions.translate_guide(guide, code, catalog)[0], code):
+            found[guide.name] = problems
+    assert found == {}

@@ -10,12 +10,20 @@ cell, ``msgctxt`` the cell's stable id, ``msgid`` its English text, the notebook
     msgid "# 03 · Loss normalization …"
     msgstr "# 03 · Kayıp normalleştirmesi …"
 
-- code cells are copied unchanged (identical by construction), and one code cell that selects
-  the language (``set_language("tr")``) is put first, so every lab speaks the edition's language;
+- code cells are copied unchanged but for their comments (identical once comments are removed),
+  and one code cell that selects the language (``set_language("tr")``) is put first, so every lab
+  speaks the edition's language; each distinct comment text of a code cell is an entry of the same
+  catalog (``msgctxt`` the cell id and ``#comment``, ``msgid`` the text after ``# ``,
+  :mod:`gastudy.course.i18n.comments`), put in place of the English text when translated, every
+  token of code untouched; a comment without a usable translation stays English and counts as
+  ``missing`` or ``stale`` like a markdown cell;
 - a markdown cell takes its translation when the catalog has a translated entry for the cell's
   current English text that is not marked fuzzy; otherwise the English text stays in place and
   :func:`translation_status` reports the cell as ``missing`` or ``stale`` (fuzzy, or translated
   from an English text that has changed since);
+- a menu path quoted in a translation (``*Run ▸ Run All Above Selected Cell*``, in English there)
+  is written as JupyterLab's installed language pack shows it, with a note where the pack's label
+  misleads (:mod:`gastudy.course.i18n.menus`);
 - Arabic markdown is wrapped in ``<div dir="rtl">`` so that it reads right to left, and what is
   written left to right inside it is isolated (:func:`isolate_left_to_right`): code blocks and
   diagrams, inline code, formulas and signed numbers keep their order;
@@ -42,8 +50,9 @@ import nbformat
 from babel.messages.catalog import Catalog
 
 from gastudy.course import i18n
-from gastudy.course.i18n import LANGUAGES, RIGHT_TO_LEFT
+from gastudy.course.i18n import LANGUAGES, RIGHT_TO_LEFT, comments
 from gastudy.course.i18n.catalogs import merge, new_catalog, read_catalog, usable, write_catalog
+from gastudy.course.i18n.menus import localize_menus
 from gastudy.course.i18n.reading import localize_links
 
 EDITIONS = tuple(code for code in LANGUAGES if code != "en")
@@ -52,11 +61,16 @@ SET_LANGUAGE_ID = "gastudy-set-language"
 
 @dataclass
 class CellStatus:
-    """One markdown cell of one notebook in one edition: ``ok``, ``missing`` or ``stale``."""
+    """One translatable unit of one notebook (or guide) in one edition: ``ok``, ``missing`` or
+    ``stale``. ``kind`` is ``"markdown"`` (a markdown cell, or a block of a guide) or ``"comment"``
+    (one distinct comment text of a code cell: ``cell_id`` is then its ``msgctxt``, ``text`` the
+    English comment)."""
 
     notebook: str
     cell_id: str
     state: str
+    kind: str = "markdown"
+    text: str = ""
 
 
 @dataclass
@@ -73,21 +87,25 @@ class EditionReport:
     orphans: list[CellStatus] = field(default_factory=list)
     sentences: dict[str, int] | None = None
 
-    def count(self, state: str) -> int:
-        return sum(c.state == state for c in self.cells)
+    def count(self, state: str, kind: str | None = None) -> int:
+        """How many units are in ``state`` (only those of ``kind`` when given)."""
+        return sum(c.state == state and kind in (None, c.kind) for c in self.cells)
 
     @property
     def complete(self) -> bool:
-        """True when every markdown cell of every notebook has an up-to-date translation, and so
-        has every sentence of the labs when they are counted."""
+        """True when every markdown cell and code comment of every notebook has an up-to-date
+        translation, and so has every sentence of the labs when they are counted."""
         sentences = self.sentences or {}
         return all(c.state == "ok" for c in self.cells) and not sentences.get("missing") and not sentences.get("stale")
 
     def summary(self) -> str:
         """One line; a second one about the labs' sentences when some are missing or stale."""
-        line = (f"{self.language}: {len(self.notebooks)} notebooks, {self.count('ok')} cells translated, "
-                f"{self.count('missing')} missing, {self.count('stale')} stale"
+        line = (f"{self.language}: {len(self.notebooks)} notebooks, {self.count('ok', 'markdown')} cells translated, "
+                f"{self.count('missing', 'markdown')} missing, {self.count('stale', 'markdown')} stale"
                 + (f", {len(self.orphans)} translations of cells that no longer exist" if self.orphans else ""))
+        if any(c.kind == "comment" for c in self.cells):
+            line += (f"; code comments: {self.count('ok', 'comment')} translated, "
+                     f"{self.count('missing', 'comment')} missing, {self.count('stale', 'comment')} stale")
         s = self.sentences
         if s and (s["missing"] or s["stale"]):
             line += (f"\n{self.language}: lab sentences: {s['translated']} translated, {s['missing']} missing, "
@@ -137,12 +155,21 @@ def load_catalog(code: str, notebooks_dir: str | Path = "notebooks") -> Catalog:
 def template(notebooks_dir: str | Path = "notebooks") -> Catalog:
     """The template of the markdown catalogs: every markdown cell of the English notebooks that is
     not empty, in order (``msgctxt`` the cell id, ``msgid`` its text without leading and trailing
-    blanks, the notebook as location)."""
+    blanks, the notebook as location), and after each code cell's place the distinct texts of its
+    comments (``msgctxt`` :func:`gastudy.course.i18n.comments.context`, the line of code as an
+    extracted comment for the translator), then the guides' blocks."""
     pot = new_catalog("notebooks", None)
     for notebook in english_notebooks(notebooks_dir):
         for cell in _read_english(notebook).cells:
             if cell.cell_type == "markdown" and cell.source.strip():
                 pot.add(cell.source.strip(), context=cell["id"], locations=[(notebook.name, None)])
+            elif cell.cell_type == "code":
+                lines, first = cell.source.split("\n"), {}
+                for found in comments.comments(cell.source):
+                    first.setdefault(found.text, found)
+                for found in first.values():
+                    pot.add(found.text, context=comments.context(cell["id"]), locations=[(notebook.name, None)],
+                            auto_comments=[f"code: {lines[found.line - 1].strip()}"])
     for guide in english_guides(notebooks_dir):
         for context, block in guide_blocks(guide.read_text(encoding="utf-8"), guide.name):
             if context is not None:
@@ -201,9 +228,10 @@ def guide_blocks(text: str, name: str) -> list[tuple[str | None, str]]:
     return out
 
 
-def translate_guide(guide: Path, code: str, catalog: Catalog) -> tuple[str, list[CellStatus]]:
+def translate_guide(guide: Path, code: str, catalog: Catalog, menus: bool = True) -> tuple[str, list[CellStatus]]:
     """The guide ``guide`` in language ``code``: (its text, status per translatable block); a
-    block without a usable translation stays in English, fenced code is copied."""
+    block without a usable translation stays in English, fenced code is copied; menu paths of the
+    translated blocks as in :func:`translate_notebook`."""
     texts, statuses = [], []
     contexts_with_text = {m.context for m in catalog if m.id and m.string}
     for context, block in guide_blocks(guide.read_text(encoding="utf-8"), guide.name):
@@ -212,13 +240,13 @@ def translate_guide(guide: Path, code: str, catalog: Catalog) -> tuple[str, list
             continue
         entry = catalog.get(block, context=context)
         if entry is not None and usable(entry):
-            texts.append(entry.string)
+            texts.append(localize_menus(entry.string, code) if menus else entry.string)
             state = "ok"
         else:
             texts.append(block)
             state = "stale" if context in contexts_with_text else "missing"
         statuses.append(CellStatus(guide.name, context, state))
-    return _localize("\n\n".join(texts), code) + "\n", statuses
+    return _localize("\n\n".join(texts), code, menus=False) + "\n", statuses
 
 
 def _set_language_cell(code: str) -> nbformat.NotebookNode:
@@ -227,8 +255,10 @@ def _set_language_cell(code: str) -> nbformat.NotebookNode:
     return cell
 
 
-def _localize(text: str, code: str) -> str:
+def _localize(text: str, code: str, menus: bool = True) -> str:
     text = localize_links(text, code)
+    if menus:
+        text = localize_menus(text, code)
     if code not in RIGHT_TO_LEFT:
         return text
     return f'<div dir="rtl" lang="{code}">\n\n{isolate_left_to_right(text)}\n\n</div>'
@@ -329,9 +359,14 @@ def _isolate_runs(text: str) -> str:
     return _RUN.sub(wrap, text)
 
 
-def translate_notebook(notebook: Path, code: str, catalog: Catalog) -> tuple[nbformat.NotebookNode, list[CellStatus]]:
-    """One English notebook in language ``code``, its markdown from ``catalog``: (the notebook,
-    status per markdown cell). Raises ``ValueError`` for a cell without an id."""
+def translate_notebook(notebook: Path, code: str, catalog: Catalog,
+                       menus: bool = True) -> tuple[nbformat.NotebookNode, list[CellStatus]]:
+    """One English notebook in language ``code``, its markdown and code comments from ``catalog``:
+    (the notebook, status per markdown cell and per distinct comment text of each code cell). A
+    translated cell's menu paths are written as the installed language pack shows them unless
+    ``menus`` is false (:func:`gastudy.course.i18n.menus.localize_menus`, which raises
+    :class:`gastudy.course.i18n.menus.MissingPack` without the pack). Raises ``ValueError`` for a
+    cell without an id."""
     english = _read_english(notebook)
     by_cell: dict[str, list] = {}
     for message in catalog:
@@ -344,12 +379,15 @@ def translate_notebook(notebook: Path, code: str, catalog: Catalog) -> tuple[nbf
         cid = cell.get("id")
         if not cid:
             raise ValueError(f"{notebook.name}: a cell has no id; translations are keyed by cell ids")
+        if cell.cell_type == "code":
+            statuses += _translate_comments(cell, notebook.name, catalog, by_cell)
+            continue
         if cell.cell_type != "markdown" or not cell.source.strip():
-            continue  # code is copied; an empty cell has nothing to translate
+            continue  # an empty cell has nothing to translate
         entry = catalog.get(cell.source.strip(), context=cid)
         if entry is not None and usable(entry):
             state = "ok"
-            cell.source = _localize(entry.string, code)
+            cell.source = _localize(entry.string, code, menus)
         elif any(m.string for m in by_cell.get(cid, ())):  # fuzzy, or made from an older English text
             state = "stale"
         else:
@@ -357,6 +395,27 @@ def translate_notebook(notebook: Path, code: str, catalog: Catalog) -> tuple[nbf
         statuses.append(CellStatus(notebook.name, cid, state))
     out.cells.insert(0, _set_language_cell(code))
     return out, statuses
+
+
+def _translate_comments(cell: nbformat.NotebookNode, name: str, catalog: Catalog,
+                        by_cell: dict[str, list]) -> list[CellStatus]:
+    """Put the translated comments of code ``cell`` in place (its code untouched); a status per
+    distinct comment text: ``ok``; ``stale`` when its entry is fuzzy (or cannot be a comment: a
+    line break) or the cell has a translated comment whose English text is gone; else ``missing``."""
+    context = comments.context(cell["id"])
+    texts = comments.texts(cell.source)
+    old = [m for m in by_cell.get(context, ()) if m.string and m.id not in texts]
+    translations, statuses = {}, []
+    for text in texts:
+        entry = catalog.get(text, context=context)
+        if entry is not None and usable(entry) and comments.usable_text(entry.string):
+            translations[text], state = entry.string, "ok"
+        else:
+            state = "stale" if (entry is not None and entry.string) or old else "missing"
+        statuses.append(CellStatus(name, context, state, kind="comment", text=text))
+    if translations:
+        cell.source = comments.put_comments(cell.source, translations.get)
+    return statuses
 
 
 def _orphans(catalog: Catalog, cells: list[CellStatus]) -> list[CellStatus]:
@@ -397,11 +456,11 @@ def translation_status(code: str, notebooks_dir: str | Path = "notebooks") -> Ed
     report = EditionReport(_check_language(code))
     catalog = load_catalog(code, notebooks_dir)
     for notebook in english_notebooks(notebooks_dir):
-        _, statuses = translate_notebook(notebook, code, catalog)
+        _, statuses = translate_notebook(notebook, code, catalog, menus=False)
         report.notebooks.append(notebook.name)
         report.cells += statuses
     for guide in english_guides(notebooks_dir):
-        report.cells += translate_guide(guide, code, catalog)[1]
+        report.cells += translate_guide(guide, code, catalog, menus=False)[1]
     report.orphans = _orphans(catalog, report.cells)
     if _is_course(notebooks_dir):
         report.sentences = _sentences(code)
@@ -429,7 +488,7 @@ def build_editions(languages: tuple[str, ...] = EDITIONS, notebooks_dir: str | P
         for notebook, nb, statuses in built[code]:
             report.cells += statuses
             path = target / notebook.name
-            if any(s.state == "ok" for s in statuses):
+            if any(s.state == "ok" and s.kind == "markdown" for s in statuses):
                 target.mkdir(parents=True, exist_ok=True)
                 nbformat.write(nb, str(path))
                 report.notebooks.append(notebook.name)

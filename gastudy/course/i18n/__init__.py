@@ -562,12 +562,14 @@ def _is_t_call(node: ast.AST) -> bool:
 
 def course_sources() -> list[Path]:
     """What the course's translated strings are read from: the Python files of the course layer
-    and the code cells of the English notebooks (their printed sentences are ``t("…")`` calls, their
+    (and, of :mod:`gastudy.course.i18n`, the notes of :mod:`gastudy.course.i18n.menus`) and the
+    code cells of the English notebooks (their printed sentences are ``t("…")`` calls, their
     check claims literal texts the checks translate), when the ``notebooks/`` folder is beside the
     package."""
     root = Path(__file__).resolve().parent.parent
     code = sorted(p for p in root.rglob("*.py") if "i18n" not in p.parts and "solutions" not in p.parts)
-    return code + sorted((REPOSITORY / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    notes = Path(__file__).resolve().parent / "menus.py"  # the notes on misleading menu labels
+    return code + [notes] + sorted((REPOSITORY / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
 # --------------------------------------------------------------------------- the catalogs against the code

@@ -19,6 +19,7 @@ Course section: 00.
 
 from __future__ import annotations
 
+import difflib
 import io
 import re
 from pathlib import Path
@@ -95,19 +96,57 @@ def _undated(text: bytes) -> list[bytes]:
 def merge(catalog: Catalog, template: Catalog, by_context: bool = False) -> None:
     """Bring ``catalog`` up to ``template`` (Babel's ``Catalog.update``): new English texts get
     empty entries, entries no text uses any more are dropped, and an entry whose English text
-    changed keeps its old translation marked fuzzy. With ``by_context`` an entry is matched to its
+    changed keeps its old translation marked fuzzy (its format flags those of its new English text,
+    as reading the file back gives them). With ``by_context`` an entry is matched to its
     new English text by its context alone (a notebook cell keeps its id when its text changes),
-    never by the similarity of two texts, which could hand one cell's translation to another."""
+    never by the similarity of two texts, which could hand one cell's translation to another.
+    Where a context holds several texts (the comments of one code cell), an old translation goes
+    to the new text of that context most like its old one (:data:`SIMILAR` or closer), fuzzy;
+    one new text and one old translation in a context are matched whatever they say."""
     catalog.update(template, no_fuzzy_matching=by_context)
+    for message in catalog:  # a fuzzy match keeps the old text's format flags: set them as reading does
+        for flag, holds in (("python-format", message.python_format),
+                            ("python-brace-format", message.python_brace_format)):
+            if message.id and holds:
+                message.flags.add(flag)
+            else:
+                message.flags.discard(flag)
     if not by_context:
         return
-    previous = {m.context: (key, m) for key, m in catalog.obsolete.items() if m.context and m.string}
+    old: dict[str, list] = {}
+    for key, message in catalog.obsolete.items():
+        if message.context and message.string:
+            old.setdefault(message.context, []).append((key, message))
+    new: dict[str, list] = {}
     for message in catalog:
-        if message.id and not message.string and message.context in previous:
-            key, old = previous.pop(message.context)
-            message.string = old.string
+        if message.id and not message.string and message.context in old:
+            new.setdefault(message.context, []).append(message)
+    for context, messages in new.items():
+        candidates = old[context]
+        if len(messages) == 1 and len(candidates) == 1:
+            pairs = [(messages[0], candidates[0])]
+        else:
+            scored = sorted(((difflib.SequenceMatcher(None, _text(m.id), _text(o.id)).ratio(), i, j)
+                             for i, m in enumerate(messages) for j, (_, o) in enumerate(candidates)), reverse=True)
+            pairs, used_new, used_old = [], set(), set()
+            for score, i, j in scored:
+                if score >= SIMILAR and i not in used_new and j not in used_old:
+                    pairs.append((messages[i], candidates[j]))
+                    used_new.add(i)
+                    used_old.add(j)
+        for message, (key, previous) in pairs:
+            message.string = previous.string
             message.flags.add("fuzzy")
             del catalog.obsolete[key]
+
+
+SIMILAR = 0.5
+"""How alike (:class:`difflib.SequenceMatcher` ratio) an old and a new text of one context must be
+for :func:`merge` to hand the old translation on, when the context holds several texts."""
+
+
+def _text(message_id) -> str:
+    return message_id if isinstance(message_id, str) else message_id[0]
 
 
 def usable(message) -> bool:

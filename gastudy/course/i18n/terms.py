@@ -8,10 +8,13 @@ term once. Translations of the course use these renderings, and every rendering 
 English term beside it, because learners meet the English word in code and error messages.
 
 ``variants`` lists what the sources say instead; ``note`` records a correction where a source
-slipped. ``wrong`` lists renderings a translation of the course must not use (a reviewer found
-them beside the chosen one: one concept, one term), and :func:`violations` finds them, and terms
-left in English, in a translated text; a test runs it over every catalog. Course section: 00
-(glossary).
+slipped. ``wrong`` lists renderings a translation of the course must not use (found beside the
+chosen one, or a synonym a translator would plausibly reach for: one concept, one term): a phrase,
+matched at the start of a word with any ending, or a :class:`Near` — a word that is wrong only in
+some company ("elementos" is the supervised items beside "grupo" or "microlote", and the elements
+of a tensor beside "tensor" or "bytes"). :func:`violations` finds them, terms left in English, and
+English words inside a formula of the prose (``capas × m × T × hidden``, :data:`FORMULA_WORDS`),
+in a translated text; a test runs it over every catalog. Course section: 00 (glossary).
 """
 
 from __future__ import annotations
@@ -19,6 +22,21 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Near:
+    """A wrong rendering only in some company: ``text`` (matched like a phrase of
+    :attr:`Term.wrong`) when a word starting with one of ``near`` stands within ``window`` words of
+    it in the same sentence and no word starting with one of ``unless`` does."""
+
+    text: str
+    near: tuple[str, ...]
+    unless: tuple[str, ...] = ()
+    window: int = 6
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)
@@ -31,8 +49,9 @@ class Term:
     ar: str
     variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
     note: str = ""
-    wrong: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """Renderings a translation must not use, per language (found beside the chosen one)."""
+    wrong: dict[str, tuple[str | Near, ...]] = field(default_factory=dict)
+    """Renderings a translation must not use, per language: found beside the chosen one, or a
+    synonym a translator could pick; a :class:`Near` only in the company it names."""
     english: tuple[str, ...] = ()
     """Shorter English names of the term (``"checkpointing"``): like the term itself, they may
     appear in a translation only where the glossary's rendering keeps them, or as a gloss in
@@ -49,11 +68,21 @@ TERMS: tuple[Term, ...] = (
     Term("microbatch", "mikro yığın", "microlote", "دفعة مصغّرة",
          {"tr": ("mikrobatch", "mikro yığın", "mikro grup", "mikro parti"),
           "es": ("mini-lote", "mini lote"), "ar": ("دفعات مصغّرة", "الدفعات الفرعية")},
-         wrong={"tr": ("mikrobatch", "mikro grup", "mikro parti"), "es": ("mini-lote", "mini lote"),
-                "ar": ("الدفعات الفرعية", "دفعة فرعية")}),
-    Term("accumulation group", "birikim grubu", "grupo de acumulación", "مجموعة التراكم"),
+         wrong={"tr": ("mikrobatch", "mikro grup", "mikro parti", "mikro-yığın", "mikroyığın", "mikro batch",
+                       "mini yığın", "alt yığın", "mikro küme"),
+                "es": ("mini-lote", "mini lote", "minilote", "micro-lote", "micro lote", "sublote", "sub-lote"),
+                "ar": ("الدفعات الفرعية", "دفعة فرعية", "دفعات فرعية", "الدفعة الدقيقة", "دفعة دقيقة",
+                       "الدفعات الدقيقة", "دفعات دقيقة", "دفعة مجهرية", "دفعات مجهرية", "ميكرو دفعة")}),
+    Term("accumulation group", "birikim grubu", "grupo de acumulación", "مجموعة التراكم",
+         wrong={"tr": ("biriktirme grubu", "birikim kümesi", "biriktirme kümesi", "toplama grubu"),
+                "es": ("grupo de acumulado", "bloque de acumulación", "ciclo de acumulación",
+                       "ventana de acumulación", "lote de acumulación"),
+                "ar": ("مجموعة التجميع", "مجموعة المراكمة", "دورة التراكم", "كتلة التراكم")}),
     Term("update (optimizer update)", "güncelleme (optimize edici güncellemesi)",
-         "actualización (del optimizador)", "تحديث (تحديث المُحسِّن)"),
+         "actualización (del optimizador)", "تحديث (تحديث المُحسِّن)",
+         wrong={"tr": ("güncelleştirme",), "es": ("puesta al día",), "ar": ("تحديثة",)},
+         note="The optimizer's step is a step (adım, paso, خطوة) where the English says step: an "
+              "update is what the step does once per group."),
     Term("gradient accumulation", "gradyan birikimi", "acumulación de gradientes", "تراكم التدرّجات",
          {"tr": ("birikim", "biriktirme")}),
     Term("accumulation steps (A)", "birikim adımı sayısı (A)", "pasos de acumulación (A)",
@@ -69,13 +98,32 @@ TERMS: tuple[Term, ...] = (
               "الاختزال الشامل for all-reduce)."),
     Term("micro-batch size (m)", "mikro yığın boyutu (m)", "tamaño del microlote (m)",
          "حجم الدفعة المصغّرة (m)", {"es": ("tamaño de lote por dispositivo",)}),
-    Term("replica", "replika", "réplica", "نسخة مكرَّرة"),
+    Term("replica", "replika", "réplica", "نسخة مكرَّرة",
+         wrong={"ar": ("نسخة متكررة", "نسخ متكررة", "النسخ المتكررة", "نسخة متماثلة", "نسخ متماثلة", "مستنسخ")},
+         note="A copy of the model (Turkish kopya, Spanish copia, Arabic نسخة مطابقة) is a copy; a "
+              "replica is one of the D data-parallel copies that each read their own share of the "
+              "samples."),
     Term("data parallelism", "veri paralelliği", "paralelismo de datos", "توازي البيانات"),
     Term("sharded data parallelism (FSDP)", "parçalanmış veri paralelliği (FSDP)",
          "paralelismo de datos fragmentado (FSDP)", "توازي البيانات المجزّأ (FSDP)",
          {"tr": ("durum parçalama",)}),
     Term("supervised item", "denetlenen öğe", "objetivo de predicción", "هدف تنبؤ",
-         {"tr": ("denetlenen token", "ilgili öğe"), "ar": ("أهداف التنبؤ",)}),
+         {"tr": ("denetlenen token", "ilgili öğe"), "ar": ("أهداف التنبؤ",),
+          "es": ("elementos", "tokens supervisados")},
+         wrong={"tr": ("denetlenen token", "denetimli öğe", "gözetimli öğe", "denetlenen eleman", "hedef öğe"),
+                "es": ("tokens supervisados", "token supervisado", "objetivos supervisados", "tokens objetivo",
+                       "token objetivo",
+                       Near("elemento", near=("grupo", "microlote", "supervisad", "evaluad", "contad", "cuent",
+                                              "recuento", "pondera", "desplazamiento", "fila", "posici",
+                                              "denominador", "divid", "divide", "normaliz", "objetivo", "÷"),
+                            unless=("tensor", "byte", "hidden", "capa", "peso", "lista", "matriz", "vector"))),
+                "ar": ("الرموز المستهدفة", "رموز مستهدفة", "العناصر الخاضعة للإشراف", "الرموز الخاضعة للإشراف",
+                       "العناصر المراقبة")},
+         note="The targets the loss is computed on and divided by, whatever they are (tokens of a "
+              "language model, labels of a classifier): the English says supervised items and, for "
+              "a language model, supervised tokens; the translations say one thing. Spanish "
+              "chapter 03 said objetivos de predicción, elementos and tokens supervisados; a "
+              "tensor's elements (elementos de un tensor) are another word and stay."),
     Term("token", "token", "token", "رمز (token)",
          {"tr": ("token'lar",)},
          note="Turkish suffixes follow the English pronunciation (\"tokın\") with no apostrophe, as "
@@ -89,8 +137,9 @@ TERMS: tuple[Term, ...] = (
          "نموذج لغوي سببي", {"ar": ("نماذج LM السببية",)}),
     Term("denominator", "payda", "denominador", "المقام"),
     Term("global denominator", "global payda", "denominador global", "المقام الشامل",
-         wrong={"tr": ("küresel payda", "genel payda", "ortak payda"),
-                "ar": ("المقام الكلي", "المقام العام", "المقام المشترك")},
+         wrong={"tr": ("küresel payda", "genel payda", "ortak payda", "toplam payda"),
+                "es": ("denominador común", "denominador total", "denominador general"),
+                "ar": ("المقام الكلي", "المقام العام", "المقام المشترك", "المقام الإجمالي")},
          note="The items of the whole group over all replicas, which every replica divides by. "
               "A reviewer found three renderings in each of the Turkish and Arabic translations; "
               "ortak payda and المقام المشترك also say \"common denominator\" of fractions."),
@@ -132,7 +181,12 @@ TERMS: tuple[Term, ...] = (
                  "فحص التدرّج", "نقاط التحقق"), "es": ("gradient checkpointing",),
           "tr": ("bellek kontrol noktaları",)},
          wrong={"ar": ("التحقق من النقاط", "الفحص النقطة", "فحص التدرّج", "نقاط التحقق",
-                       "تدرّج نقطة التفتيش")},
+                       "تدرّج نقطة التفتيش", "نقاط الحفظ", "نقطة حفظ", "نقاط المراجعة", "نقاط الفحص",
+                       "نقطة فحص"),
+                "tr": ("checkpoint'", "checkpoint’", "denetim noktası", "kayıt noktası", "kontrol noktalama"),
+                "es": ("puntos de comprobación", "punto de comprobación", "puntos de guardado",
+                       "punto de chequeo", "puntos de chequeo", "checkpoint de activaciones",
+                       "checkpoints de activaciones")},
          english=("checkpointing", "checkpointed"),
          note="The Arabic checkpointing guide mixes at least five renderings, one of them "
               "ungrammatical (الفحص النقطة); التحقق من النقاط reads as \"verifying the points\". "
@@ -248,11 +302,80 @@ def english_names(entry: Term) -> tuple[str, ...]:
     return (re.sub(r"\s*\([^)]*\)", "", entry.en).strip(), *entry.english)
 
 
+FORMULA_WORDS = frozenset({
+    "hidden", "head", "heads", "layer", "layers", "byte", "bytes", "sequence", "sample", "samples", "item",
+    "items", "parameter", "parameters", "params", "vocab", "batch", "microbatch", "microbatches", "group",
+    "loss", "sum", "count", "memory", "length", "size", "width", "depth", "element", "elements", "replicas",
+})
+"""English words a translation must not leave inside a formula of its prose (``capas × m × T ×
+hidden``, ``m × heads × T × T``): the formula is read in the sentence's language. Settings typed as
+they are (``every_n_layers``, ``num_items_in_batch``) are identifiers, and a formula in code is code."""
+
+NATIVE_WORDS = {"es": frozenset({"byte", "bytes"}), "tr": frozenset(), "ar": frozenset()}
+"""Words of :data:`FORMULA_WORDS` that are also the language's own."""
+
+_FORMULA_OPERATORS = "×÷·/+−=≈"
+_FORMULA_WORD = re.compile(r"(?<![\w.\-/'’])[a-z]+(?![\w\-(]|\.\w|['’]\w)")
+
+
+def _in_formula(prose: str, start: int, end: int) -> bool:
+    """True when the word at ``prose[start:end]`` stands beside a formula's operator: the nearest
+    sign on its left or right, past blanks, digits, brackets and ``=``, is one of ``× ÷ · * / + − =``."""
+    left = prose[:start].rstrip(" \t()[]0123456789=")
+    right = prose[end:].lstrip(" \t()[]0123456789=")
+    return bool(left[-1:] and left[-1] in _FORMULA_OPERATORS) or bool(right[:1] and right[0] in _FORMULA_OPERATORS)
+
+
+_FORMULA_RUN = re.compile(r"[\w ×÷·*/+−=≈()\[\]‖,.]+")
+_ASSIGNMENT = re.compile(r"\s*\(?[a-z_]\w+ [-+*/]?= ")
+
+
+def formula_words(text: str, code: str) -> list[str]:
+    """The English words of :data:`FORMULA_WORDS` inside a formula of the translated ``text``'s
+    prose (code, links, quotations and ``{fields}`` are not read; nor is a Python statement
+    written in the prose, ``total = total + loss``), one line each."""
+    prose = _normal(_blank(_NOT_PROSE, text))
+    own = NATIVE_WORDS.get(code, frozenset())
+    found = []
+    for hit in _FORMULA_WORD.finditer(prose):
+        word = hit.group(0)
+        if word not in FORMULA_WORDS or word in own or word in CODE_WORDS or not _in_formula(prose, hit.start(), hit.end()):
+            continue
+        run = next((m for m in _FORMULA_RUN.finditer(prose) if m.start() <= hit.start() < m.end()), None)
+        statement = run is not None and any(_ASSIGNMENT.match(part) for part in re.split(r"[,(]", run.group(0)))
+        if not statement:
+            found.append(f"{word!r} left in English in a formula: write it in the sentence's language")
+    return found
+
+
+_SENTENCE_END = re.compile(r"[.;!?|\n]\s")
+
+
+def _near_hits(rule: Near, prose: str, code: str) -> list[re.Match]:
+    """The places of ``rule.text`` in ``prose`` that keep the company :class:`Near` asks for."""
+    hits = []
+    for hit in _wrong_pattern(rule.text, code).finditer(prose):
+        starts = [m.end() for m in _SENTENCE_END.finditer(prose, 0, hit.start())]
+        stop = _SENTENCE_END.search(prose, hit.end())
+        word_end = hit.end() + re.match(r"\w*", prose[hit.end():]).end()  # elemento|s: the whole word
+        left = re.findall(r"\w+|÷", prose[(starts[-1] if starts else 0):hit.start()])[-rule.window:]
+        right = re.findall(r"\w+|÷", prose[word_end:stop.start() if stop else len(prose)])[:rule.window]
+        if _starts_any(rule.near, left + right, code) and not _starts_any(rule.unless, left + right, code):
+            hits.append(hit)
+    return hits
+
+
+def _starts_any(options: tuple[str, ...], words: list[str], code: str) -> bool:
+    """True when one of ``words`` starts with one of ``options`` (Arabic: after a joined article)."""
+    return any(_wrong_pattern(option, code).match(word) for option in options for word in words)
+
+
 def violations(text: str, code: str) -> list[str]:
     """What the translated ``text`` (language ``code``: ``"tr"``, ``"es"``, ``"ar"``) says against
     the glossary, one line each: a rendering :attr:`Term.wrong` lists (whatever its case, suffix
-    or, in Arabic, vowel marks and joined article), or a term left in English where the glossary
-    gives it another rendering. An English name is fine in a gloss in parentheses ("puntos de
+    or, in Arabic, vowel marks and joined article; a :class:`Near` only in its company), a term
+    left in English where the glossary gives it another rendering, and an English word inside a
+    formula (:func:`formula_words`). An English name is fine in a gloss in parentheses ("puntos de
     control (checkpointing)") and where the rendering itself keeps it ("all-reduce (…)"); code,
     links, quotations and cited English titles are not prose and are never read. Empty when the
     text keeps the glossary."""
@@ -264,7 +387,9 @@ def violations(text: str, code: str) -> list[str]:
     for entry in TERMS:
         chosen = entry.rendering(code)
         for variant in entry.wrong.get(code, ()):
-            for hit in _wrong_pattern(variant, code).finditer(prose):
+            hits = (_near_hits(variant, prose, code) if isinstance(variant, Near)
+                    else _wrong_pattern(variant, code).finditer(prose))
+            for hit in hits:
                 found.append(f"{hit.group(0).strip()!r} for {entry.en!r}: say {chosen!r}")
         kept = _normal(_blank(_GLOSS, chosen))
         for name in english_names(entry):
@@ -273,4 +398,4 @@ def violations(text: str, code: str) -> list[str]:
             for hit in _english_pattern(name).finditer(bare):
                 if hit.group(0) not in CODE_WORDS:
                     found.append(f"{hit.group(0)!r} left in English: say {chosen!r}")
-    return found
+    return found + formula_words(text, code)
