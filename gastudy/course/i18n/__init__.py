@@ -325,7 +325,8 @@ class LocalNumber:
         decimal, group, before, after = _number_symbols(self.code)
         text = format(self.value, spec)
         percent = text.endswith("%")
-        text = text.removesuffix("%").translate({ord("."): "\0", ord(","): group}).replace("\0", decimal)
+        text = _whole_if_short(text.removesuffix("%"), self.code)
+        text = text.translate({ord("."): "\0", ord(","): group}).replace("\0", decimal)
         return before + text + after if percent else text
 
     def __str__(self) -> str:
@@ -336,16 +337,36 @@ class LocalNumber:
 
 
 _symbols: dict[str, tuple[str, str, str, str]] = {}
+# Where the language's own norm differs from CLDR's: Spanish groups thousands with a thin space,
+# never a point or a comma, and leaves a number of four digits whole (RAE and ASALE, Ortografía de la
+# lengua española, 2010: 65 536, 2 000 000, but 2048). U+202F: narrow, and no line break inside it.
+GROUP_SYMBOL = {"es": "\u202f"}
+UNGROUPED_DIGITS = {"es": 4}  # integer parts of at most this many digits are written whole
 
 
 def _number_symbols(code: str) -> tuple[str, str, str, str]:
-    """Language ``code``'s decimal and group symbols, and what stands before and after a percentage."""
+    """Language ``code``'s decimal and group symbols, and what stands before and after a percentage
+    (CLDR's through Babel; the group symbol of :data:`GROUP_SYMBOL` where the language's norm differs)."""
     if code not in _symbols:
         from babel.numbers import format_percent, get_decimal_symbol, get_group_symbol
 
         before, after = format_percent(0.25, locale=code).split("25")
-        _symbols[code] = (get_decimal_symbol(code), get_group_symbol(code), before, after)
+        _symbols[code] = (get_decimal_symbol(code), GROUP_SYMBOL.get(code, get_group_symbol(code)), before, after)
     return _symbols[code]
+
+
+def _whole_if_short(text: str, code: str) -> str:
+    """``2,048`` → ``2048`` (Python's spelling, before the symbols are put in) where language
+    ``code`` leaves a number of at most :data:`UNGROUPED_DIGITS` digits ungrouped."""
+    limit = UNGROUPED_DIGITS.get(code)
+    if not limit:
+        return text
+    sign = text[:1] if text[:1] in "+-" else ""
+    head, dot, tail = text[len(sign):].partition(".")
+    whole = head.replace(",", "")
+    if "," in head and whole.isdigit() and len(whole) <= limit:
+        return sign + whole + dot + tail
+    return text
 
 
 def _local(fields: dict[str, object]) -> dict[str, object]:

@@ -9,13 +9,13 @@ output beside it. :func:`style` is that style, read from the same symbols the la
 code  thousands     decimal    percent       an integer is grouped from
 ====  ============  =========  ============  =========================================
 tr    ``65.536``    ``3,5``    ``%5``        4 digits (``1.536``, in formulas too)
-es    ``65.536``    ``3,5``    ``5 %``       5 digits (``2048`` and ``2.048`` both read)
+es    ``65 536``    ``3,5``    ``5 %``       5 digits (``2048``: four digits stay whole)
 ar    ``65,536``    ``3.5``    ``5%``        5 digits; Latin digits, no space before ``%``
 ====  ============  =========  ============  =========================================
 
-(Babel's ``format_decimal(65536, locale="es")`` is ``65.536``: the labs group Spanish thousands
-with a dot, so the prose does too; a space, as the RAE recommends, would be a change to
-:func:`gastudy.course.i18n._number_symbols`, which this check follows.)
+(Spanish groups thousands with a thin space, as the RAE and ASALE ask, not with CLDR's point:
+:data:`gastudy.course.i18n.GROUP_SYMBOL`; a point between groups of three in a Spanish text is
+read as the old grouping and rewritten.)
 
 :func:`problems` finds, in a translated text, every number that does not follow its language's
 style: an English decimal point or thousands comma (``3.5`` and ``65,536`` in Turkish; a number
@@ -140,8 +140,8 @@ def _grouped(token: str, whole: str) -> bool:
 def local_number(token: str, code: str) -> str:
     """``token`` — a number as English writes it (``65,536``, ``1536``, ``3.5``, ``5%``, ``5 %``),
     or in another style :func:`problems` recognizes — as language ``code`` writes it: ``65.536``,
-    ``1.536``, ``3,5``, ``%5`` in Turkish; ``65.536``, ``1536``, ``3,5``, ``5 %`` (a no-break
-    space) in Spanish; ``65,536``, ``3.5``, ``5%`` in Arabic. Raises ``ValueError`` for what is
+    ``1.536``, ``3,5``, ``%5`` in Turkish; ``65 536`` (a narrow no-break space), ``1536``,
+    ``3,5``, ``5 %`` (a no-break space) in Spanish; ``65,536``, ``3.5``, ``5%`` in Arabic. Raises ``ValueError`` for what is
     no number."""
     text = token.strip().translate(_INDIC)
     percent = "%" in text
@@ -254,7 +254,10 @@ def _fix_number(num: str, s: Style, copied: set[str], english_values: set) -> tu
     found = _value(num, s.decimal, s.group, grouped_from=99)  # right symbols, but too long ungrouped
     if found is not None:
         return spell(*found, s.code, grouped=True), f"grouped from {s.grouped_from} digits"
-    found = _read(num)
+    found = None
+    if s.decimal == "," and num not in copied:  # a point in a decimal-comma language groups thousands (65.536)
+        found = _value(num, ",", ".", grouped_from=99)
+    found = found or _read(num)
     if found is None:
         return num, ""
     return spell(*found, s.code, grouped=_grouped(num, found[0])), f"decimal {s.decimal!r} and thousands {s.group!r}"
