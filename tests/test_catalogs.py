@@ -493,3 +493,40 @@ def test_numbers_in_fields_are_written_as_the_language_writes_them(tmp_path, mon
         assert i18n.tn("{n} row of {x}", "{n} rows of {x}", 2, x=0.5) == "2 rows of 0.5"  # no entry: English
     i18n.set_language("en")
     assert i18n.t(english, x=3.5, n=1536, p=0.25, s="1.5") == "3.50 of 1,536 (25%), 1.5, 3.5"
+
+
+# --------------------------------------------------------------------------- reading native
+@pytest.mark.parametrize("code", ["tr", "ar"])
+def test_an_english_gloss_only_at_a_terms_first_use_in_a_chapter(code):
+    """Turkish and Arabic read native: an English word in parentheses after its rendering only at a
+    glossary term's (or a word of the chapter's code) first use in each chapter — not every noun
+    phrase glossed, none glossed twice in a chapter."""
+    import re
+
+    catalog = editions.load_catalog(code, NOTEBOOKS)
+    problems = {}
+    for path in editions.english_notebooks(NOTEBOOKS):
+        nb = nbformat.read(path, as_version=4)
+        words = {w.lower() for c in nb.cells if c.cell_type == "code" for w in re.findall(r"[A-Za-z_]+", c.source)}
+        texts = []
+        for cell in nb.cells:
+            if cell.cell_type != "markdown" or not cell.source.strip():
+                continue
+            entry = catalog.get(cell.source.strip(), context=cell["id"])
+            if entry is not None and entry.string and not entry.fuzzy:
+                texts.append((cell.source, entry.string))
+        found = terms.gloss_problems(texts, words)
+        if found:
+            problems[path.name] = found
+    assert problems == {}
+
+
+def test_the_gloss_rule_finds_a_repeat_and_a_gloss_of_plain_prose():
+    chapter = [("Count the supervised items; padding is not a target.",
+                "Denetlenen öğeleri (supervised items) say; dolgu (padding) hedef değildir."),
+               ("The supervised items again, and the vocabulary.",
+                "Yine denetlenen öğeler (supervised items) ve sözlük (vocabulary).")]
+    assert terms.gloss_problems(chapter, {"padding"}) == [
+        "(supervised items) glossed again after its first use in the chapter",
+        "(vocabulary) glossed: not a glossary term, nor what the chapter's code says — write it in the language alone"]
+    assert terms.gloss_problems(chapter[:1], {"padding"}) == []

@@ -399,3 +399,45 @@ def violations(text: str, code: str) -> list[str]:
                 if hit.group(0) not in CODE_WORDS:
                     found.append(f"{hit.group(0)!r} left in English: say {chosen!r}")
     return found + formula_words(text, code)
+
+
+# --------------------------------------------------------------------------- glosses
+_GLOSS_WORDS = re.compile(r"\(([A-Za-z][A-Za-z \-']{1,50})\)")
+_WORD = re.compile(r"[A-Za-z_]+")
+
+
+def english_glosses(translation: str, english: str) -> list[str]:
+    """The English glosses of a translated text: a phrase in parentheses, in Latin letters, of at
+    least one word of three letters, that the English ``english`` it translates says in its prose
+    (not in parentheses there) — "dolgu (padding)", "الحشو (padding)". Code, tags and fields are
+    not read. In the order they stand."""
+    mine, theirs = _blank(_NOT_PROSE, translation), _blank(_NOT_PROSE, english)
+    found = []
+    for match in _GLOSS_WORDS.finditer(mine):
+        phrase = match.group(1).strip()
+        if not re.search(r"[A-Za-z]{3}", phrase) or f"({phrase})" in theirs:
+            continue
+        if re.search(r"(?<![A-Za-z])" + re.escape(phrase) + r"(?![A-Za-z])", theirs, re.I):
+            found.append(phrase)
+    return found
+
+
+def gloss_problems(chapter: list[tuple[str, str]], code_words: set[str]) -> list[str]:
+    """What a chapter's translation glosses against the course's rule — an English gloss at a
+    term's first use in a chapter only: ``chapter`` is its (English, translation) texts in order,
+    ``code_words`` the words of its code cells (lower case). A gloss repeated after its first use,
+    or a gloss of a phrase that is neither a glossary term (:func:`english_names`) nor words the
+    learner meets in the chapter's code, is a problem, one line each."""
+    names = {n.lower() for entry in TERMS for n in english_names(entry)}
+    seen: set[str] = set()
+    found = []
+    for english, translation in chapter:
+        for phrase in english_glosses(translation, english):
+            key = phrase.lower()
+            if key in seen:
+                found.append(f"({phrase}) glossed again after its first use in the chapter")
+            elif key not in names and not {w.lower() for w in _WORD.findall(phrase)} <= code_words:
+                found.append(f"({phrase}) glossed: not a glossary term, nor what the chapter's code says — "
+                             "write it in the language alone")
+            seen.add(key)
+    return found
