@@ -417,3 +417,33 @@ def test_an_error_on_the_worker_processes_is_told_in_one_line_whichever_rank_rep
         except TrainStepError as err:
             assert _error(err) == ("your function raised ZeroDivisionError: division by zero "
                                    "(at cell.py:2 in train_step: 1 / 0)")
+
+
+# --------------------------------------------------------------------------- 03.1: the count a loop divides by
+def _labels(batch):
+    return batch["shift_labels"] if "shift_labels" in batch else batch["labels"][..., 1:]
+
+
+COUNTING_SLIPS = [  # (slip, the learner's function, what the feedback must say)
+    ("no causal shift", lambda b: int((b["labels"] != -100).sum()), "shift"),
+    ("every position, -100 counted", lambda b: int(b["labels"][..., 1:].numel()), "instead of"),
+    ("the attention mask instead of the labels", lambda b: int(b.get("attention_mask", b["input_ids"] > -1).sum()),
+     "instead of"),
+    ("shift_labels shifted again", lambda b: int((_labels(b)[..., 1:] != -100).sum()) if "shift_labels" in b
+     else int((b["labels"][..., 1:] != -100).sum()), "packed"),
+    ("rows instead of items", lambda b: int(b["input_ids"].shape[0]), "instead of"),
+    ("labels[..., :-1] (the shift the wrong way)", lambda b: int((b["labels"][..., :-1] != -100).sum()), "instead of"),
+]
+
+
+@pytest.mark.parametrize("slip,answer,says", COUNTING_SLIPS, ids=[s[0] for s in COUNTING_SLIPS])
+def test_03_1_fails_every_counting_slip(slip, answer, says, capsys):
+    """03.1 grades a counting function by running it on padded and packed batches with ignored
+    prompts: each of the classic ways to miscount a causal LM's supervised items fails, named."""
+    ok, feedback = graded("03.1", answer, capsys)
+    assert not ok and says in feedback, feedback
+
+
+def test_03_1_passes_the_right_count(capsys):
+    ok, feedback = graded("03.1", lambda b: int((_labels(b) != -100).sum()), capsys)
+    assert ok and "right on padded and packed batches" in feedback
