@@ -422,6 +422,15 @@ def english_glosses(translation: str, english: str) -> list[str]:
     return found
 
 
+def _singular(phrase: str) -> str:
+    """``phrase`` with its last word's English plural ending taken off ("supervised items" →
+    "supervised item", "batches" → "batch"): the glossary names a term once, in the singular."""
+    for plural, one in (("ches", "ch"), ("shes", "sh"), ("ies", "y"), ("s", "")):
+        if phrase.endswith(plural) and not phrase.endswith("ss"):
+            return phrase[: -len(plural)] + one
+    return phrase
+
+
 def gloss_problems(chapter: list[tuple[str, str]], code_words: set[str]) -> list[str]:
     """What a chapter's translation glosses against the course's rule — an English gloss at a
     term's first use in a chapter only: ``chapter`` is its (English, translation) texts in order,
@@ -436,7 +445,7 @@ def gloss_problems(chapter: list[tuple[str, str]], code_words: set[str]) -> list
             key = phrase.lower()
             if key in seen:
                 found.append(f"({phrase}) glossed again after its first use in the chapter")
-            elif key not in names and not {w.lower() for w in _WORD.findall(phrase)} <= code_words:
+            elif not ({key, _singular(key)} & names) and not {w.lower() for w in _WORD.findall(phrase)} <= code_words:
                 found.append(f"({phrase}) glossed: not a glossary term, nor what the chapter's code says — "
                              "write it in the language alone")
             seen.add(key)
