@@ -289,6 +289,9 @@ def test_a_changed_english_cell_becomes_fuzzy_even_when_rewritten_entirely(tmp_p
     merged = {m.context: m for m in editions.load_catalog("es", folder) if m.id}
     assert merged["b"].fuzzy and merged["b"].string == "Contar los objetivos"
     assert not merged["c"].fuzzy and merged["c"].string == "Contar objetivos"
+    # the template written beside the catalogs holds no language's text (babel's update would put
+    # the merged translations into the template's own messages if it were handed them)
+    assert [m.context for m in read_po((folder / "translations" / "notebooks.pot").open("rb")) if m.id and m.string] == []
     status = editions.translation_status("es", folder)
     assert [(c.cell_id, c.state) for c in status.cells] == [("a", "ok"), ("b", "stale"), ("c", "ok")]
     [report] = editions.build_editions(("es",), folder)

@@ -19,6 +19,7 @@ Course section: 00.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import io
 import re
@@ -103,7 +104,9 @@ def merge(catalog: Catalog, template: Catalog, by_context: bool = False) -> None
     Where a context holds several texts (the comments of one code cell), an old translation goes
     to the new text of that context most like its old one (:data:`SIMILAR` or closer), fuzzy;
     one new text and one old translation in a context are matched whatever they say."""
-    catalog.update(template, no_fuzzy_matching=by_context)
+    # Babel's update puts the template's own message objects into the catalog and writes the old
+    # translations into them: given a copy, the caller's template stays a template
+    catalog.update(copy.deepcopy(template), no_fuzzy_matching=by_context)
     for message in catalog:  # a fuzzy match keeps the old text's format flags: set them as reading does
         for flag, holds in (("python-format", message.python_format),
                             ("python-brace-format", message.python_brace_format)):
