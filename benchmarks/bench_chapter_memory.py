@@ -21,13 +21,15 @@ Reported per chapter: the peak PSS (MiB) and the cell it happened in (index, id,
 and CPU seconds of the whole run, the most processes at once. Learners *run* the graded exercises,
 which the committed chapters leave as ``answer = None``: by default each exercise whose solution
 file exists gets its solution run through ``check_exercise`` in a cell inserted right after the
-exercise cell (06.2 grades on 2 fresh processes beside the warm pool) — ``--as-committed`` leaves
-them unanswered. Kernels run with ``OMP_NUM_THREADS=1`` (``--threads``), as the guide asks a shared
+exercise cell (06.2 closes the labs' warm pool and grades on 2 fresh processes) —
+``--as-committed`` leaves them unanswered. ``--edit OLD NEW`` runs the chapter as a learner who
+moved a control would: ``OLD`` replaced by ``NEW`` in every code cell (each must match a cell). Kernels run with ``OMP_NUM_THREADS=1`` (``--threads``), as the guide asks a shared
 server to set. ::
 
     python benchmarks/bench_chapter_memory.py                         # all 14 chapters
     python benchmarks/bench_chapter_memory.py --chapters 01 03 05 06 11
     python benchmarks/bench_chapter_memory.py --chapters 06 --json    # one JSON object on stdout
+    python benchmarks/bench_chapter_memory.py --chapters 06 --edit "DenominatorLab()" "DenominatorLab(replicas=3)"
     python benchmarks/bench_chapter_memory.py --write                 # and into chapter_memory.json
 
 ``--write`` merges the chapters measured into ``benchmarks/chapter_memory.json`` (each chapter with
@@ -418,15 +420,28 @@ async def _run(client, nb, sampler: Sampling, env: dict, idle_s: float, graded: 
     return done[0], done[1]
 
 
+def apply_edits(nb, edits: list[tuple[str, str]], name: str) -> None:
+    """Replace each ``old`` by ``new`` in every code cell of ``nb``; ``SystemExit`` naming the
+    edit when one matches no code cell (a typo would otherwise measure the unchanged chapter)."""
+    for old, new in edits:
+        cells = [c for c in nb.cells if c.cell_type == "code" and old in c.source]
+        if not cells:
+            raise SystemExit(f"--edit {old!r}: no code cell of {name} contains it; copy the text from the chapter")
+        for c in cells:
+            c.source = c.source.replace(old, new)
+
+
 def measure(path: Path, interval: float, threads: int, solved: bool, timeout: int,
-            verbose: bool = False) -> dict:
-    """Run one chapter in a fresh kernel under the sampler; its figures as a dict (MiB, seconds)."""
+            verbose: bool = False, edits: list[tuple[str, str]] = ()) -> dict:
+    """Run one chapter in a fresh kernel under the sampler; its figures as a dict (MiB, seconds).
+    ``edits``: ``(old, new)`` replacements made in its code cells first (:func:`apply_edits`)."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.util import run_sync
     from traitlets.config import Config
 
     nb = nbformat.read(path, as_version=4)
+    apply_edits(nb, list(edits), path.stem)
     graded = with_solutions(nb) if solved else []
     grading: dict = {}
     env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
@@ -471,6 +486,7 @@ def measure(path: Path, interval: float, threads: int, solved: bool, timeout: in
         "most_cores": round(report["most_cores"], 2),
         "most_processes": report["most_processes"],
         "samples": report["samples"],
+        **({"edits": [list(e) for e in edits]} if edits else {}),
         **({"error": error} if error else {}),
     }
 
@@ -557,11 +573,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also measure one JupyterLab server with no kernel (a learner's single-user server)")
     parser.add_argument("--verbose", action="store_true", help="say on stderr which cell starts when")
     parser.add_argument("--write", action="store_true", help=f"merge the figures into {RESULTS.relative_to(ROOT)}")
+    parser.add_argument("--edit", nargs=2, action="append", default=[], metavar=("OLD", "NEW"),
+                        help="replace OLD by NEW in the code cells first (a learner's setting); not with --write")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.edit and args.write:
+        raise SystemExit("--edit measures a chapter a learner has changed, not the chapter as committed: "
+                         "leave out --write (the figures are printed)")
     if not Path("/proc/self/smaps_rollup").exists() and not Path("/proc/self/statm").exists():
         raise SystemExit("this benchmark reads /proc: Linux only")
     settings = machine(args.interval, args.threads, not args.as_committed)
@@ -577,7 +598,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'chapter':<36} {'peak PSS':>9} {'RSS':>7} {'USS':>7} {'idle':>7} {'run s':>6} {'CPU s':>6} "
               f"{'procs':>5}  peak in", flush=True)
     for path in chapter_paths(args.chapters):
-        figures = measure(path, args.interval, args.threads, not args.as_committed, args.timeout, args.verbose)
+        figures = measure(path, args.interval, args.threads, not args.as_committed, args.timeout, args.verbose,
+                          [tuple(e) for e in args.edit])
         results[path.stem] = figures
         if not args.json:
             cell = figures["peak_cell"]

@@ -13,7 +13,15 @@ import pytest
 
 from gastudy.course import workshop
 from gastudy.course.exercises import ExerciseResult, check_exercise
-from gastudy.course.workshop import Attempt, board, read_attempts, record, render, server_size, symptom
+from gastudy.course.workshop import (
+    Attempt,
+    board,
+    read_attempts,
+    record,
+    render,
+    server_size,
+    symptom,
+)
 
 RIGHT, MEAN_OF_MEANS = 2.5, 2.0  # exercise 03.2: (100·1 + 300·2 + 600·3) ÷ 1000, and the mean of means
 

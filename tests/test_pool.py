@@ -108,30 +108,65 @@ def test_start_reports_each_rank_that_joins():
         pool.start(progress=lambda joined, total: seen.append((joined, total)))
         assert seen == [(1, 2), (2, 2)] and pool.ready
         pids = [p.pid for p in pool._procs]
-        pool.start_in_background().join(30)  # already started: nothing is restarted
+        assert pool.start() is pool  # already started: nothing is restarted
         assert [p.pid for p in pool._procs] == pids and pool.ready
     finally:
         pool.close()
     assert not pool.ready and pool._procs == []
 
 
-def test_prewarmed_pool_is_reused_by_the_first_run_and_closed_with_the_course():
+def test_one_warm_pool_is_kept_and_a_change_of_D_stops_the_old_one_first():
     from gastudy.course.demos import ddp
 
     ddp.close_pool()
     try:
-        assert ddp.prewarm(2) == [2] and ddp.prewarm(2) == []  # started once, in the background
-        pool = ddp._POOLS[2]
         seen = []
-        assert ddp.start_pool(2, seen.append) is pool and pool.ready  # waits for the background start
-        assert seen in ([], [0.0], [0.0, 0.5, 1.0])  # 0.0: the lab said "starting"; then 1 per joined rank
-        pids = [p.pid for p in pool._procs]
+        two = ddp.start_pool(2, seen.append)
+        assert two.ready and seen == [0.0, 0.5, 1.0]  # 0.0: the lab said "starting"; then 1 per joined rank
+        pids = [p.pid for p in two._procs]
         assert ddp.run_on_replicas(compare_denominators_worker, 2, accumulation_steps=1)[1]["rank"] == 1
-        assert [p.pid for p in pool._procs] == pids
+        assert [p.pid for p in two._procs] == pids  # warm: the run started nothing
+        assert ddp.start_pool(2) is two
+        three = ddp.start_pool(3)
+        assert list(ddp._POOLS) == [3] and three.ready and not two.ready
+        assert not any(_alive(pid) for pid in pids)  # D = 2's workers were stopped, not left beside D = 3's
+        later = [p.pid for p in three._procs]
     finally:
         ddp.close_pool()
     time.sleep(0.5)
-    assert not any(_alive(pid) for pid in pids)
+    assert ddp._POOLS == {} and not any(_alive(pid) for pid in later)
+
+
+def sleeping_worker(seconds: float) -> float:
+    """On every rank: sleep (a task a learner would stop with JupyterLab's interrupt)."""
+    time.sleep(seconds)
+    return seconds
+
+
+def test_an_interrupt_leaves_an_idle_pool_warm_and_stops_a_task_in_flight():
+    import _thread
+    import threading
+
+    pool = WorkerPool(2)
+    try:
+        pool.start()
+        pids = [p.pid for p in pool._procs]
+        for pid in pids:  # what JupyterLab's interrupt does: SIGINT to the kernel's whole process group
+            os.kill(pid, signal.SIGINT)
+        time.sleep(0.5)
+        assert pool.ready and all(_alive(pid) for pid in pids)
+        assert pool.run(sleeping_worker, 0.0) == [0.0, 0.0] and [p.pid for p in pool._procs] == pids
+        threading.Timer(1.0, _thread.interrupt_main).start()
+        began = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            pool.run(sleeping_worker, 60.0)
+        assert time.monotonic() - began < 5.0  # not the task's 60 s, nor the 5 s grace per idle worker
+        assert not pool.ready and pool._procs == []
+        time.sleep(0.5)
+        assert not any(_alive(pid) for pid in pids)
+        assert pool.run(sleeping_worker, 0.0) == [0.0, 0.0]  # the next run starts afresh
+    finally:
+        pool.close()
 
 
 def all_reduce_worker() -> dict:

@@ -215,7 +215,7 @@ def test_five_chapters_each_with_a_shown_part_of_at_most_ten_minutes():
     numbers = [int(m.group(1)) for m in STOP_HEADING.finditer(text())]
     assert numbers == [1, 2, 3, 4, 5], numbers
     assert [m.group(2) for m in STOP_HEADING.finditer(text())] == chapters, "the stops' sections follow the agenda"
-    for start, stem, minutes, show, write, debrief, key in found:
+    for start, stem, minutes, show, write, debrief, _key in found:
         assert show <= 10, f"{stem}: the facilitator shows for {show} min (at most 10)"
         assert show + write + debrief == minutes, f"{stem}: {show} + {write} + {debrief} ≠ {minutes}"
         assert minutes <= stated_time(stem), f"{stem}: {minutes} min at the workshop, more than its {stated_time(stem)}"
@@ -459,6 +459,18 @@ def test_the_sampler_reads_a_process_tree():
     keys = bench.with_solutions(nb)
     assert keys == ["01.1", "01.2"] and [c.id for c in nb.cells if c.id.startswith("solution-")] == ["solution-01-1",
                                                                                                       "solution-01-2"]
+
+
+def test_an_edit_runs_the_chapter_with_a_learners_setting_and_a_typo_is_refused():
+    bench = bench_module()
+    nb = nbformat.read(NOTEBOOKS / "06_data_parallel.ipynb", as_version=4)
+    bench.apply_edits(nb, [("DenominatorLab()", "DenominatorLab(replicas=3)")], "06")
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert sum("DenominatorLab(replicas=3)" in c for c in code) == 1 and not any("DenominatorLab()" in c for c in code)
+    with pytest.raises(SystemExit, match=r"--edit 'DenominatorLab\(\)': no code cell of 06 contains it"):
+        bench.apply_edits(nb, [("DenominatorLab()", "x")], "06")  # already replaced: nothing matches now
+    with pytest.raises(SystemExit, match="leave out --write"):
+        bench.main(["--chapters", "06", "--write", "--edit", "AllReduceLab()", "AllReduceLab(replicas=3)"])
 
 
 # --------------------------------------------------------------------------- the four-day course

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import signal
 import socket
 import threading
 import time
@@ -62,6 +63,9 @@ def _pool_worker(rank: int, nprocs: int, port: int, pg_timeout: float, parent: i
     """Body of one pooled worker: join the group (through the parent's store on ``port``) once,
     then run tasks until told to stop."""
     adopt_environment(environ)
+    # JupyterLab's interrupt signals the kernel's whole process group: an idle worker must not die
+    # of a learner stopping some other cell. A task in flight is stopped by the kernel (run()).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     if os.path.isdir("/sys/class/net/lo"):
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback only: never touch the network
@@ -115,7 +119,7 @@ class WorkerPool:
         self._store: Any = None  # the group's TCPStore server (bound on port 0), held while the pool lives
         self._number = 0
         self._joined = 0  # ranks that have joined the group since the last start
-        self._lock = threading.RLock()  # one start (or close) at a time, also from a background thread
+        self._lock = threading.RLock()  # one start, task or close at a time, from any thread
 
     @property
     def running(self) -> bool:
@@ -130,30 +134,19 @@ class WorkerPool:
         """Start the workers and wait until every rank has joined the group (idempotent).
 
         ``progress(joined, nprocs)`` is called each time one more rank has joined (a widget's
-        progress bar). A start already under way in another thread (:meth:`start_in_background`)
-        is waited for, not repeated.
+        progress bar). A start already under way in another thread is waited for, not repeated.
+        An interrupt (``KeyboardInterrupt``) while the ranks join stops the workers and is raised.
         """
         with self._lock:
             if self.running:
                 return self
             self.close()
-            self._launch(progress)
+            try:
+                self._launch(progress)
+            except KeyboardInterrupt:
+                self._close(grace=0.0)
+                raise
         return self
-
-    def start_in_background(self, then: Callable[..., Any] | None = None, *args: Any, **kwargs: Any) -> threading.Thread:
-        """Start the workers in a daemon thread and return at once (a lab warms the pools it offers
-        before the learner asks); ``then(*args, **kwargs)``, when given, is then run on every rank
-        (a warm-up task: the workers import what the next calls need). A :meth:`run` from another
-        thread waits for both. A failure is not raised there: the next :meth:`run` starts afresh."""
-        def start() -> None:
-            with contextlib.suppress(Exception), self._lock:
-                self.start()
-                if then is not None:
-                    self.run(then, *args, **kwargs)
-
-        thread = threading.Thread(target=start, name=f"gastudy-pool-start-{self.nprocs}", daemon=True)
-        thread.start()
-        return thread
 
     def _launch(self, progress: Callable[[int, int], None] | None) -> None:
         import torch.distributed as dist
@@ -183,7 +176,8 @@ class WorkerPool:
         ``fn`` must be importable by name (a module-level function of an importable module)
         and return picklable data. Raises :class:`~gastudy.parallel.launch.WorkerError` when a
         rank raises or dies, :class:`~gastudy.parallel.launch.LaunchTimeout` after ``timeout``
-        seconds; either way the pool is closed and the next call starts a fresh one.
+        seconds; either way the pool is closed and the next call starts a fresh one. An interrupt
+        (``KeyboardInterrupt``, JupyterLab's ■) while the ranks work kills them and is raised.
         """
         check_importable(fn)
         with self._lock:  # one task at a time, also against a background start and its warm-up task
@@ -191,7 +185,11 @@ class WorkerPool:
             self._number += 1
             for q in self._tasks:
                 q.put((self._number, fn, args, kwargs))
-            return self._collect(self._number, self.timeout)
+            try:
+                return self._collect(self._number, self.timeout)
+            except KeyboardInterrupt:  # the learner stopped the cell: stop the task with it
+                self._close(grace=0.0)
+                raise
 
     def _collect(self, number: int, timeout: float,
                  progress: Callable[[int, int], None] | None = None) -> list[Any]:
@@ -240,13 +238,13 @@ class WorkerPool:
         with self._lock:
             self._close()
 
-    def _close(self) -> None:
+    def _close(self, grace: float = 5.0) -> None:
         self._joined = 0
         for q in self._tasks:
             with contextlib.suppress(Exception):
                 q.put(None)
         for p in self._procs:
-            p.join(5)
+            p.join(grace)
         for p in self._procs:
             if p.is_alive():
                 p.kill()

@@ -28,7 +28,10 @@ from gastudy.parallel.agreement import DuplicateSamplesError
 from gastudy.parallel.ddp import DDPReplicas
 
 _POOLS: dict[int, WorkerPool] = {}  # by D, most recently used last
-MAX_POOLS = 2
+MAX_POOLS = 1
+"""Warm pools kept at once. One: on a shared workshop server each learner's kernel must stay
+under 1 GiB, and a second warm pool (D = 2 and D = 3 together: 5 workers) costs about 780 MiB
+against about 320 MiB for one; changing D pays a new start instead (a few seconds, with a bar)."""
 
 
 def warm_pool(replicas: int) -> WorkerPool:
@@ -36,8 +39,8 @@ def warm_pool(replicas: int) -> WorkerPool:
 
     Started on first use and kept for the kernel's life, so a lab's slider answers in about a
     second instead of paying for new processes on every change. Pools for the last
-    :data:`MAX_POOLS` values of D are kept (the chapter's labs move between D = 2 and 3), the
-    oldest beyond that is stopped. All are closed when the kernel exits.
+    :data:`MAX_POOLS` values of D are kept; the oldest beyond that is stopped before the new
+    one starts, so moving from D = 2 to 3 never holds both. All are closed when the kernel exits.
     """
     pool = _POOLS.pop(replicas, None) or WorkerPool(replicas)
     _POOLS[replicas] = pool
@@ -58,26 +61,6 @@ def start_pool(replicas: int, progress: Callable[[float], None] | None = None) -
         progress(0.0)
     pool.start(progress=None if progress is None else lambda joined, total: progress(joined / total))
     return pool
-
-
-def prewarm(*replicas: int) -> list[int]:
-    """Start, in the background, the pools of the D values a lab offers that are not running yet,
-    as long as :data:`MAX_POOLS` allows without stopping a pool in use; returns the D values started.
-
-    Called when a lab is shown, so the learner's first change of D finds its processes already
-    joined, with the demos' modules imported (a one-update warm-up task), instead of waiting for
-    ``import torch``, the rendezvous and the first update's set-up. Course: MB-7.
-    """
-    started = []
-    for d in replicas:
-        if d in _POOLS or len(_POOLS) >= MAX_POOLS:
-            continue
-        pool = WorkerPool(d)
-        _POOLS[d] = pool
-        # the warm-up: one smallest update, so the workers have imported and built what every demo needs
-        pool.start_in_background(compare_denominators_worker, micro_batch=1, accumulation_steps=1)
-        started.append(d)
-    return started
 
 
 def close_pool() -> None:

@@ -35,6 +35,7 @@ def no_sync_and_global_denominator(answer: object) -> tuple[bool, str]:
     import, :func:`~gastudy.course.exercises.graded.importable`), then: one all-reduce per update on
     each replica (:func:`~gastudy.course.exercises.graded.synced_once`) and no memory growth on the
     replicas (:func:`~gastudy.course.exercises.graded.ddp_memory_growth`). Course: MB-7."""
+    from gastudy.course.demos.ddp import close_pool
     from gastudy.course.exercises.graded import (
         ddp_memory_growth,
         grade_loop,
@@ -42,6 +43,9 @@ def no_sync_and_global_denominator(answer: object) -> tuple[bool, str]:
         synced_once,
     )
 
+    # The check starts its own 2 processes; the labs' warm pool would sit idle beside them and
+    # take the kernel past a workshop learner's 1 GiB. The next lab starts it again.
+    close_pool()
     model, microbatches = loop_world(micro_batch=2, accumulation_steps=4, replicas=2)
     items = [sum(int((mb["labels"][:, 1:] != -100).sum()) for mb in microbatches[r * 4:(r + 1) * 4]) for r in (0, 1)]
     return grade_loop(answer, model, microbatches,

@@ -24,7 +24,8 @@ from gastudy.course.i18n import t
 from gastudy.course.widgets import Lab, int_slider, say, show_figure, show_table, subplots
 
 REPLICA_CHOICES = (2, 3)
-"""The values of D the chapter's labs offer (the warm pools :func:`start_pools` keeps)."""
+"""The values of D the chapter's labs offer; one warm pool is kept at a time
+(:data:`gastudy.course.demos.ddp.MAX_POOLS`), so a change of D starts the new one."""
 
 
 def start_pools(lab: Lab, replicas: int) -> None:
@@ -32,7 +33,7 @@ def start_pools(lab: Lab, replicas: int) -> None:
 
     The first time a value of D is used in a session its D processes start (``import torch``
     and the rendezvous: several seconds on two cores): the lab's busy row then says so and its
-    bar advances as each process joins. Call :func:`prewarm_others` after the measurement.
+    bar advances as each process joins.
     """
     from gastudy.course.demos.ddp import start_pool
 
@@ -41,15 +42,6 @@ def start_pools(lab: Lab, replicas: int) -> None:
 
     start_pool(replicas, progress)
     lab.report_progress(0.5, t("running the update on {D} processes", D=replicas))
-
-
-def prewarm_others(replicas: int) -> None:
-    """Start the pools of the other D values the chapter offers in the background, once the lab
-    has measured (so the start does not slow the learner's first answer): a later change of D
-    then finds its processes joined and warmed up. Course: MB-7."""
-    from gastudy.course.demos.ddp import prewarm
-
-    prewarm(*(d for d in REPLICA_CHOICES if d != replicas))
 
 
 class DenominatorLab(Lab):
@@ -65,9 +57,7 @@ class DenominatorLab(Lab):
         from gastudy.course.demos.ddp import compare_denominators
 
         start_pools(self, replicas)
-        result = compare_denominators(replicas, micro_batch, accumulation_steps)
-        prewarm_others(replicas)
-        return result
+        return compare_denominators(replicas, micro_batch, accumulation_steps)
 
     def render(self, result: dict[str, Any]) -> None:
         fig, ax = subplots(figsize=(6.5, 3.0))
@@ -138,9 +128,7 @@ class AllReduceLab(Lab):
 
     def compute(self, accumulation_steps: int, replicas: int) -> AllReduceCounts:
         start_pools(self, replicas)
-        result = count_with_and_without(replicas, accumulation_steps)
-        prewarm_others(replicas)
-        return result
+        return count_with_and_without(replicas, accumulation_steps)
 
     def render(self, result: AllReduceCounts) -> None:
         rows = {t("no_sync on"): result.with_no_sync, t("no_sync off"): result.without}
