@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -243,6 +244,25 @@ def test_a_step_that_swallows_the_interrupt_is_interrupted_again(world):
     with pytest.raises(TrainStepError, match="did not finish within 1 s"):
         gastudy.check_loop(stubborn, *world, timeout_s=1)
     assert time.monotonic() - start < 15
+
+
+@pytest.mark.parametrize("disposition", [signal.SIG_IGN, signal.SIG_DFL], ids=["ignored", "default"])
+def test_the_time_limit_holds_where_sigint_is_ignored_or_at_its_default(world, disposition):
+    """A job a shell script starts in the background (`cmd &`) ignores SIGINT from birth: the
+    limit must still stop the step, and the disposition come back as it was."""
+    def spins(model, optimizer, microbatches):
+        while True:
+            time.sleep(0.01)
+
+    previous = signal.signal(signal.SIGINT, disposition)
+    try:
+        start = time.monotonic()
+        with pytest.raises(TrainStepError, match="did not finish within 1 s"):
+            gastudy.check_loop(spins, *world, timeout_s=1)
+        assert time.monotonic() - start < 10
+        assert signal.getsignal(signal.SIGINT) == disposition
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_owned_leaves_this_process_as_it_was():

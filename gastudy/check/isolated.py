@@ -273,7 +273,8 @@ class Owned:
     (only when the block runs in the main thread; ``None``: no limit). Inside a child of
     :func:`run_isolated` (``GASTUDY_ISOLATED`` set) the time and the output are left to the
     parent, which bounds and cuts them for the whole process. The state of the process is put
-    back as it was (the streams, the subreaper setting)."""
+    back as it was (the streams, the subreaper setting, and SIGINT ignored or at its default: the
+    block runs with Python's handler so that the limit can interrupt it)."""
 
     def __init__(self, time_limit_s: float | None = None, output_limit: int = OUTPUT_LIMIT):
         inside = bool(os.environ.get(INSIDE))
@@ -293,11 +294,18 @@ class Owned:
             self._stack.enter_context(contextlib.redirect_stdout(_Capped(sys.stdout, self._meter)))
             self._stack.enter_context(contextlib.redirect_stderr(_Capped(sys.stderr, self._meter)))
         self._timer, self._done = None, threading.Event()
-        handler = signal.getsignal(signal.SIGINT)  # a SIGINT must raise, not end the process or vanish
-        if self.time_limit_s and threading.current_thread() is threading.main_thread() and callable(handler):
-            self._timer = threading.Timer(self.time_limit_s, self._expire)
-            self._timer.daemon = True
-            self._timer.start()
+        if self.time_limit_s and threading.current_thread() is threading.main_thread():
+            # the limit interrupts with SIGINT, which must raise here, not end the process or vanish:
+            # a job a shell script starts in the background (`cmd &`) ignores SIGINT from birth
+            handler = signal.getsignal(signal.SIGINT)
+            if handler in (signal.SIG_IGN, signal.SIG_DFL):
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                self._stack.callback(signal.signal, signal.SIGINT, handler)
+                handler = signal.default_int_handler
+            if callable(handler):  # None: a handler set outside Python, left alone (and no limit)
+                self._timer = threading.Timer(self.time_limit_s, self._expire)
+                self._timer.daemon = True
+                self._timer.start()
         return self
 
     def _expire(self) -> None:
