@@ -420,6 +420,44 @@ async def _run(client, nb, sampler: Sampling, env: dict, idle_s: float, graded: 
     return done[0], done[1]
 
 
+def steady(get_msg, step: float = 1.0):
+    """``get_msg`` of a kernel channel (``async get_msg(timeout=None)``, raises ``queue.Empty``)
+    with every wait cut into polls of at most ``step`` seconds, the same deadline kept.
+
+    zmq.asyncio can miss the wake-up of a message that has already arrived (zmq's descriptors
+    are edge-triggered; pyzmq#2173): the poll then ends only at its timeout, where a last check
+    finds the message. nbclient waits for a cell's reply with the whole ``--timeout``, so a cell
+    done in a second looked like one that ran for minutes, with no error (chapter 06, three runs
+    of five: each stall as long as the ``--timeout`` given). Polling again each second bounds a
+    missed wake-up to one second."""
+    from queue import Empty
+
+    async def get(timeout: float | None = None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            wait = step if deadline is None else max(0.0, min(step, deadline - time.monotonic()))
+            try:
+                return await get_msg(timeout=wait)
+            except Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+    return get
+
+
+def notebook_client(nb, **kwargs):
+    """An ``nbclient.NotebookClient`` whose kernel channels wait with :func:`steady`."""
+    from nbclient import NotebookClient
+
+    class SteadyClient(NotebookClient):
+        async def async_start_new_kernel_client(self):
+            kc = await super().async_start_new_kernel_client()
+            for channel in (kc.shell_channel, kc.iopub_channel):
+                channel.get_msg = steady(channel.get_msg)
+            return kc
+
+    return SteadyClient(nb, **kwargs)
+
+
 def apply_edits(nb, edits: list[tuple[str, str]], name: str) -> None:
     """Replace each ``old`` by ``new`` in every code cell of ``nb``; ``SystemExit`` naming the
     edit when one matches no code cell (a typo would otherwise measure the unchanged chapter)."""
@@ -436,7 +474,6 @@ def measure(path: Path, interval: float, threads: int, solved: bool, timeout: in
     """Run one chapter in a fresh kernel under the sampler; its figures as a dict (MiB, seconds).
     ``edits``: ``(old, new)`` replacements made in its code cells first (:func:`apply_edits`)."""
     import nbformat
-    from nbclient import NotebookClient
     from nbclient.util import run_sync
     from traitlets.config import Config
 
@@ -450,10 +487,10 @@ def measure(path: Path, interval: float, threads: int, solved: bool, timeout: in
     error = None
     with tempfile.TemporaryDirectory(prefix="gastudy-memory-") as folder:
         shutil.copy(path, Path(folder) / path.name)
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                                resources={"metadata": {"path": folder}},
-                                config=Config({"KernelManager": {"transport": "ipc",
-                                                                 "ip": str(Path(folder) / "kernel")}}))
+        client = notebook_client(nb, timeout=timeout, kernel_name="python3",
+                                 resources={"metadata": {"path": folder}},
+                                 config=Config({"KernelManager": {"transport": "ipc",
+                                                                  "ip": str(Path(folder) / "kernel")}}))
         with Sampling(interval) as sampler:
             started = time.monotonic()
             try:

@@ -32,6 +32,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -459,6 +460,38 @@ def test_the_sampler_reads_a_process_tree():
     keys = bench.with_solutions(nb)
     assert keys == ["01.1", "01.2"] and [c.id for c in nb.cells if c.id.startswith("solution-")] == ["solution-01-1",
                                                                                                       "solution-01-2"]
+
+
+def test_a_missed_wake_up_costs_one_poll_not_the_whole_timeout():
+    import asyncio
+    from queue import Empty
+
+    bench = bench_module()
+    waits: list[float] = []
+
+    async def get_msg(timeout=None):  # a channel whose message is found by the third poll
+        waits.append(timeout)
+        if len(waits) < 3:
+            raise Empty
+        return {"msg_type": "execute_reply"}
+
+    assert asyncio.run(bench.steady(get_msg, step=0.01)(timeout=300)) == {"msg_type": "execute_reply"}
+    assert len(waits) == 3 and all(w <= 0.01 for w in waits)  # never one 300 s wait
+
+    async def silent(timeout=None):  # a channel that gets nothing: each poll waits its timeout
+        waits.append(timeout)
+        await asyncio.sleep(timeout)
+        raise Empty
+
+    waits.clear()
+    t0 = time.monotonic()
+    with pytest.raises(Empty):
+        asyncio.run(bench.steady(silent, step=0.05)(timeout=0.2))
+    assert 0.2 <= time.monotonic() - t0 < 2.0 and 4 <= len(waits) <= 8  # the deadline is kept
+    waits.clear()
+    with pytest.raises(Empty):
+        asyncio.run(bench.steady(silent)(timeout=0))
+    assert waits == [0.0]  # a non-blocking check stays one
 
 
 def test_an_edit_runs_the_chapter_with_a_learners_setting_and_a_typo_is_refused():
