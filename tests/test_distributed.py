@@ -158,6 +158,18 @@ def crashing_worker() -> None:
     uneven_groups_worker("keep", 16)
 
 
+def slow_to_leave_worker() -> None:
+    """Rank 1 raises, then takes 5 s to exit (a finalizer, as a gloo teardown can); rank 0 fails
+    a second later, so the launcher sees rank 0 first and stops rank 1 mid-exit."""
+    import multiprocessing.util
+
+    if dist.get_rank() == 1:
+        multiprocessing.util.Finalize(None, time.sleep, args=(5,), exitpriority=0)
+        raise RuntimeError("rank 1 crashed first")
+    time.sleep(1.0)
+    raise RuntimeError("rank 0 failed because of it")
+
+
 def silent_worker() -> None:
     """Rank 1 is alive but never joins the agreement; rank 0 must time out, not hang."""
     if dist.get_rank() == 1:
@@ -386,6 +398,15 @@ def test_a_crashed_rank_makes_the_others_raise_not_hang():
     assert e.rank == 0 and set(e.failures) == {0, 1}  # rank 0 raised too, instead of waiting
     assert "rank 1 crashed" in e.failures[1].message and "crashing_worker" in e.failures[1].traceback
     assert not any(TERMINATE in err for err in e.run.stderr)
+
+
+def test_a_rank_stopped_while_leaving_keeps_its_own_error():
+    with pytest.raises(WorkerError) as info:
+        run_local(slow_to_leave_worker, 2, timeout=90, pg_timeout=5)
+    failures = info.value.failures
+    assert set(failures) == {0, 1} and "rank 0 failed because of it" in failures[0].message
+    assert failures[1].type == "RuntimeError" and failures[1].message == "rank 1 crashed first", failures[1]
+    assert "slow_to_leave_worker" in failures[1].traceback
 
 
 def test_a_silent_rank_hits_the_process_group_timeout():

@@ -21,6 +21,7 @@ import contextlib
 import ctypes
 import functools
 import gc
+import json
 import logging
 import multiprocessing
 import os
@@ -327,11 +328,29 @@ def _launcher_env(graceful_sigint: bool, stop_file: Path):
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
 
 
-def _failure(rank: int, failure: Any, timed_out: bool, started: bool, fn: Any, stderr: str) -> RankFailure:
-    """Why a rank has no result (``failure``: PyTorch's ``ProcessFailure``, ``None`` if it did not fail)."""
-    if failure is not None and isinstance(failure.message, dict):  # its error file: "Type: text", call stack
-        head, _, text = str(failure.message.get("message", "")).partition(": ")
-        return RankFailure(head, text, str(failure.message.get("extraInfo", {}).get("py_callstack", "")))
+def _error_record(failure: Any, error_file: Path | None) -> dict | None:
+    """The rank's own account of its exception: PyTorch's ``ProcessFailure.message`` when the
+    launcher saw it fail, else the error file the rank wrote before the launcher stopped it (a
+    rank that raised is still tearing down, gloo's sockets closing, when a peer fails because of
+    it and is seen first: its cause must not be reported as "stopped by the launcher")."""
+    if failure is not None and isinstance(failure.message, dict):
+        return failure.message
+    if error_file is not None:
+        with contextlib.suppress(OSError, ValueError):
+            record = json.loads(error_file.read_text())
+            if isinstance(record, dict) and isinstance(record.get("message"), dict):
+                return record["message"]
+    return None
+
+
+def _failure(rank: int, failure: Any, timed_out: bool, started: bool, fn: Any, stderr: str,
+             error_file: Path | None = None) -> RankFailure:
+    """Why a rank has no result (``failure``: PyTorch's ``ProcessFailure``, ``None`` if the launcher
+    did not see it fail; ``error_file``: the error file the rank may have written)."""
+    record = _error_record(failure, error_file)
+    if record is not None:  # "Type: text" and the call stack
+        head, _, text = str(record.get("message", "")).partition(": ")
+        return RankFailure(head, text, str(record.get("extraInfo", {}).get("py_callstack", "")))
     if timed_out:  # the limit hit: every rank without a result was still running (whichever watchdog fired)
         why = "was killed (still running at the time limit)"
     elif failure is not None:
@@ -404,7 +423,9 @@ def launch_local(fn: Callable[..., Any], nprocs: int, args: Sequence[Any] = (), 
                 run.results[rank] = pickle.loads((folder / f"result_{rank}.pkl").read_bytes())
                 run.returncodes.append(0)
             else:
-                run.failures[rank] = _failure(rank, failed.get(rank), run.timed_out, rank in pids, fn, run.stderr[rank])
+                error_file = next(iter(folder.glob(f"logs/*/attempt_0/{rank}/error.json")), None)
+                run.failures[rank] = _failure(rank, failed.get(rank), run.timed_out, rank in pids, fn, run.stderr[rank],
+                                              error_file)
                 run.returncodes.append(failed[rank].exitcode if rank in failed else None)
         return run
 
