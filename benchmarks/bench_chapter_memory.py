@@ -344,7 +344,7 @@ def chapter_paths(wanted: list[str]) -> list[Path]:
     chosen = [p for p in every if any(p.stem == w or p.stem.startswith(f"{w}_") for w in wanted)]
     unknown = [w for w in wanted if not any(p.stem == w or p.stem.startswith(f"{w}_") for p in every)]
     if unknown:
-        raise SystemExit(f"no chapter {', '.join(unknown)}; the chapters are {', '.join(p.stem[:2] for p in every)}")
+        raise ValueError(f"no chapter {', '.join(unknown)}; the chapters are {', '.join(p.stem[:2] for p in every)}")
     return chosen
 
 
@@ -459,12 +459,12 @@ def notebook_client(nb, **kwargs):
 
 
 def apply_edits(nb, edits: list[tuple[str, str]], name: str) -> None:
-    """Replace each ``old`` by ``new`` in every code cell of ``nb``; ``SystemExit`` naming the
+    """Replace each ``old`` by ``new`` in every code cell of ``nb``; ``ValueError`` naming the
     edit when one matches no code cell (a typo would otherwise measure the unchanged chapter)."""
     for old, new in edits:
         cells = [c for c in nb.cells if c.cell_type == "code" and old in c.source]
         if not cells:
-            raise SystemExit(f"--edit {old!r}: no code cell of {name} contains it; copy the text from the chapter")
+            raise ValueError(f"--edit {old!r}: no code cell of {name} contains it; copy the text from the chapter")
         for c in cells:
             c.source = c.source.replace(old, new)
 
@@ -616,10 +616,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if args.edit and args.write:
-        raise SystemExit("--edit measures a chapter a learner has changed, not the chapter as committed: "
-                         "leave out --write (the figures are printed)")
+        parser.error("--edit measures a chapter a learner has changed, not the chapter as committed: "
+                     "leave out --write (the figures are printed)")
+    edits = [tuple(e) for e in args.edit]
+    try:  # every chapter and every edit checked before the first kernel starts
+        paths = chapter_paths(args.chapters)
+        if edits:
+            import nbformat
+
+            for path in paths:
+                apply_edits(nbformat.read(path, as_version=4), edits, path.stem)
+    except ValueError as e:
+        parser.error(str(e))
     if not Path("/proc/self/smaps_rollup").exists() and not Path("/proc/self/statm").exists():
         raise SystemExit("this benchmark reads /proc: Linux only")
     settings = machine(args.interval, args.threads, not args.as_committed)
@@ -634,9 +645,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.json:
         print(f"{'chapter':<36} {'peak PSS':>9} {'RSS':>7} {'USS':>7} {'idle':>7} {'run s':>6} {'CPU s':>6} "
               f"{'procs':>5}  peak in", flush=True)
-    for path in chapter_paths(args.chapters):
-        figures = measure(path, args.interval, args.threads, not args.as_committed, args.timeout, args.verbose,
-                          [tuple(e) for e in args.edit])
+    for path in paths:
+        figures = measure(path, args.interval, args.threads, not args.as_committed, args.timeout, args.verbose, edits)
         results[path.stem] = figures
         if not args.json:
             cell = figures["peak_cell"]

@@ -500,10 +500,15 @@ def test_an_edit_runs_the_chapter_with_a_learners_setting_and_a_typo_is_refused(
     bench.apply_edits(nb, [("DenominatorLab()", "DenominatorLab(replicas=3)")], "06")
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     assert sum("DenominatorLab(replicas=3)" in c for c in code) == 1 and not any("DenominatorLab()" in c for c in code)
-    with pytest.raises(SystemExit, match=r"--edit 'DenominatorLab\(\)': no code cell of 06 contains it"):
+    with pytest.raises(ValueError, match=r"--edit 'DenominatorLab\(\)': no code cell of 06 contains it"):
         bench.apply_edits(nb, [("DenominatorLab()", "x")], "06")  # already replaced: nothing matches now
-    with pytest.raises(SystemExit, match="leave out --write"):
-        bench.main(["--chapters", "06", "--write", "--edit", "AllReduceLab()", "AllReduceLab(replicas=3)"])
+    for argv, said in ((["--chapters", "06", "--write", "--edit", "AllReduceLab()", "AllReduceLab(replicas=3)"],
+                        "leave out --write"),
+                       (["--chapters", "05", "06", "--edit", "AllReduceLab(", "X("], "no code cell of 05_mixed_precision"),
+                       (["--chapters", "99"], "no chapter 99")):
+        with pytest.raises(SystemExit) as exit_, contextlib.redirect_stderr(io.StringIO()) as err:
+            bench.main(argv)  # refused before any kernel starts: nothing measured, nothing written
+        assert exit_.value.code == 2 and said in err.getvalue(), err.getvalue()
 
 
 # --------------------------------------------------------------------------- the four-day course
