@@ -141,12 +141,19 @@ class WorkerPool:
             if self.running:
                 return self
             self.close()
-            try:
+            with self._killed_on_interrupt():
                 self._launch(progress)
-            except KeyboardInterrupt:
-                self._close(grace=0.0)
-                raise
         return self
+
+    @contextlib.contextmanager
+    def _killed_on_interrupt(self):
+        """Kill the workers at once when the block is interrupted (the learner stopped the cell:
+        whatever the ranks were doing stops with it), then let the interrupt go on."""
+        try:
+            yield
+        except KeyboardInterrupt:
+            self._close(grace=0.0)
+            raise
 
     def _launch(self, progress: Callable[[int, int], None] | None) -> None:
         import torch.distributed as dist
@@ -180,16 +187,13 @@ class WorkerPool:
         (``KeyboardInterrupt``, JupyterLab's ■) while the ranks work kills them and is raised.
         """
         check_importable(fn)
-        with self._lock:  # one task at a time, also against a background start and its warm-up task
+        with self._lock:  # one task at a time, also against a start or close from another thread
             self.start()
             self._number += 1
             for q in self._tasks:
                 q.put((self._number, fn, args, kwargs))
-            try:
+            with self._killed_on_interrupt():
                 return self._collect(self._number, self.timeout)
-            except KeyboardInterrupt:  # the learner stopped the cell: stop the task with it
-                self._close(grace=0.0)
-                raise
 
     def _collect(self, number: int, timeout: float,
                  progress: Callable[[int, int], None] | None = None) -> list[Any]:
